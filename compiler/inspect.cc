@@ -1,0 +1,119 @@
+//===- inspect.cc - A program file as JSON, for `ember inspect` -----------===//
+
+#include "compiler/inspect.h"
+
+#include <cstdio>
+
+#include "compiler/kernel_table.h"
+#include "schema/program_generated.h"
+
+namespace ember::compiler {
+namespace fb = ember::schema;
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+template <typename V, typename F>
+std::string list(const V* v, F item) {
+  std::string out = "[";
+  if (v)
+    for (size_t i = 0; i < v->size(); ++i) out += (i ? ", " : "") + item(v->Get(static_cast<flatbuffers::uoffset_t>(i)));
+  return out + "]";
+}
+
+const char* dtype_str(fb::DType d) {
+  switch (d) {
+    case fb::DType::Int8: return "int8";
+    case fb::DType::Int32: return "int32";
+    case fb::DType::Float32: return "float32";
+  }
+  return "unknown";
+}
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
+
+std::string io(const fb::Program& p, int32_t index) {
+  if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return "null";
+  const fb::Tensor* t = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const fb::Quantization* q = t->quant();
+  std::string out = "{\"name\": " + quote(str(t->name())) + ", \"shape\": " +
+                    list(t->shape(), [](int32_t d) { return std::to_string(d); }) +
+                    ", \"dtype\": " + quote(dtype_str(t->dtype())) +
+                    ", \"layout\": " + quote(t->layout() == fb::Layout::Nchw ? "nchw_as_nhwc"
+                                                     : t->layout() == fb::Layout::Ncl ? "ncl_as_nl1c" : "as_model");
+  if (q && q->scale() && q->scale()->size() == 1 && q->zero_point() && q->zero_point()->size() == 1)
+    out += ", \"scale\": " + number(q->scale()->Get(0)) + ", \"zero_point\": " + std::to_string(q->zero_point()->Get(0));
+  else
+    out += ", \"scale\": null, \"zero_point\": null";
+  return out + "}";
+}
+
+}  // namespace
+
+std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
+  flatbuffers::Verifier verifier(data, size);
+  if (!fb::ProgramBufferHasIdentifier(data) || !fb::VerifyProgramBuffer(verifier)) {
+    *error = "not a valid Ember program file";
+    return "";
+  }
+  const fb::Program& p = *fb::GetProgram(data);
+  if (!p.tensors() || !p.ops() || !p.inputs() || !p.outputs() || !p.regions()) {
+    *error = "program file lacks required fields";
+    return "";
+  }
+  auto tensor_name = [&](int32_t t) {
+    return t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()
+               ? std::string("null") : quote(str(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->name()));
+  };
+  std::string ops = list(p.ops(), [&](const fb::Op* op) {
+    const std::string source = str(op->source());
+    const KernelInfo* info = kernel_info(op->kernel());
+    return "{\"op\": " + quote(source.substr(0, source.find(' '))) +
+           ", \"kernel\": " + quote(info ? info->name : "unknown") +
+           ", \"inputs\": " + list(op->inputs(), tensor_name) +
+           ", \"outputs\": " + list(op->outputs(), tensor_name) +
+           ", \"source\": " + quote(source) + "}";
+  });
+  uint64_t arena = 0;
+  std::string regions = list(p.regions(), [&](const fb::Region* r) {
+    arena += r->size();
+    return "{\"name\": " + quote(str(r->name())) + ", \"bytes\": " + std::to_string(r->size()) + "}";
+  });
+  const int peak = p.peak_op();
+  const std::string peak_op = peak >= 0 && static_cast<flatbuffers::uoffset_t>(peak) < p.ops()->size()
+                                  ? quote(str(p.ops()->Get(static_cast<flatbuffers::uoffset_t>(peak))->source()))
+                                  : "null";
+  std::string kernels = list(p.kernels(), [](uint16_t k) {
+    const KernelInfo* info = kernel_info(k);
+    return quote(info ? info->name : "unknown");
+  });
+  return "{\"version\": " + std::to_string(p.version()) + ", \"file_bytes\": " + std::to_string(size) +
+         ", \"constant_bytes\": " + std::to_string(p.constant_data() ? p.constant_data()->size() : 0) +
+         ", \"num_tensors\": " + std::to_string(p.tensors()->size()) +
+         ", \"inputs\": " + list(p.inputs(), [&](int32_t t) { return io(p, t); }) +
+         ", \"outputs\": " + list(p.outputs(), [&](int32_t t) { return io(p, t); }) +
+         ", \"memory\": {\"regions\": " + regions + ", \"arena_bytes\": " + std::to_string(arena) +
+         ", \"lower_bound_bytes\": " + std::to_string(p.lower_bound()) + ", \"peak_op\": " + peak_op + "}" +
+         ", \"kernels\": " + kernels + ", \"ops\": " + ops + "}";
+}
+
+}  // namespace ember::compiler

@@ -1,0 +1,96 @@
+//===- cleanup.cc - Constant folding and identity removal -----------------===//
+//
+// Folds ops whose inputs are all constants (dequantized weights feeding float ops, reshapes and
+// transposes of constants), removes dequantize -> quantize pairs with one parameter set (an
+// exact identity on int8), composes chains of transposes and drops identity ones, and deletes
+// ops nobody reads.
+
+#include <cmath>
+#include <cstring>
+
+#include "compiler/passes/pass_util.h"
+#include "compiler/passes/passes.h"
+
+namespace ember::compiler {
+namespace {
+
+bool all_constant(const Graph& g, const Op& op) {
+  for (int t : op.inputs)
+    if (t >= 0 && !g.tensors[t].is_constant) return false;
+  return !op.inputs.empty();
+}
+
+// Computes op's output as a constant; false if this kind is not folded.
+bool fold_constant(Graph& g, const Op& op) {
+  const Tensor& in = g.tensors[op.inputs[0]];
+  Tensor& out = g.tensors[op.outputs[0]];
+  if (op.kind == "reshape") {
+    out.data = in.data;
+  } else if (op.kind == "transpose") {
+    out.data = permute_bytes(in.data, in.shape, op.ints_attr("perm"), dtype_size(in.dtype));
+  } else if (op.kind == "dequantize" && out.dtype == DType::Float32) {
+    const std::vector<double> q = constant_values(in);
+    const Quant& quant = *in.quant;
+    int64_t inner = 1;  // elements per step along the quantized axis
+    if (!quant.per_tensor())
+      for (size_t d = quant.axis + 1; d < in.shape.size(); ++d) inner *= in.shape[d];
+    std::vector<float> values(q.size());
+    for (size_t i = 0; i < q.size(); ++i) {
+      const size_t c = quant.per_tensor() ? 0 : (i / inner) % in.shape[quant.axis];
+      values[i] = static_cast<float>((q[i] - quant.zero_point[c]) * static_cast<float>(quant.scale[c]));
+    }
+    out.data.resize(values.size() * 4);
+    std::memcpy(out.data.data(), values.data(), out.data.size());
+  } else {
+    return false;
+  }
+  out.is_constant = true;
+  return true;
+}
+
+bool is_identity_perm(const std::vector<int64_t>& perm) {
+  for (size_t d = 0; d < perm.size(); ++d)
+    if (perm[d] != static_cast<int64_t>(d)) return false;
+  return true;
+}
+
+}  // namespace
+
+Status cleanup(Graph& g, const Target&, Diagnostics&) {
+  std::vector<Op> kept;
+  for (Op& op : g.ops) {
+    if (all_constant(g, op) && op.outputs.size() == 1 && !g.is_graph_output(op.outputs[0]) &&
+        fold_constant(g, op))
+      continue;
+    kept.push_back(std::move(op));
+  }
+  g.ops = std::move(kept);
+
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    Op& op = g.ops[k];
+    if (op.kind == "quantize") {  // dequantize(x) -> quantize with x's parameters is x
+      const int p = g.producer(op.inputs[0]);
+      if (p < 0 || g.ops[p].kind != "dequantize") continue;
+      const int src = g.ops[p].inputs[0];
+      if (g.tensors[src].quant == g.tensors[op.outputs[0]].quant && !g.is_graph_output(op.outputs[0]))
+        g.replace_uses(op.outputs[0], src);
+    } else if (op.kind == "transpose") {
+      const int p = g.producer(op.inputs[0]);
+      if (p >= 0 && g.ops[p].kind == "transpose") {  // compose into one
+        const auto& first = g.ops[p].ints_attr("perm");
+        std::vector<int64_t> perm = op.ints_attr("perm");
+        for (auto& d : perm) d = first[d];
+        op.attrs["perm"] = perm;
+        op.inputs[0] = g.ops[p].inputs[0];
+      }
+      if (is_identity_perm(op.ints_attr("perm"))) {
+        op.kind = "reshape";
+        op.attrs.clear();
+      }
+    }
+  }
+  g.remove_dead_ops();
+  return Status::Success;
+}
+
+}  // namespace ember::compiler

@@ -1,0 +1,111 @@
+//===- fold_qdq.cc - dequantize -> op -> quantize becomes one int8 op -----===//
+//
+// PT2E expresses an int8 op as float math between dequantize and quantize nodes. Where every
+// data operand of an op comes from a dequantize and every reader of its result is a quantize
+// with one parameter set, the op is rewritten to read and write the int8 tensors directly; the
+// q/dq nodes die. Ops that do not match stay float and keep explicit quantize/dequantize at
+// their edges. Unless the graph asks for float I/O, a model input that is only quantized and an
+// output that is only dequantized become int8 tensors with their quantization, as on a device.
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/passes/passes.h"
+
+namespace ember::compiler {
+namespace {
+
+const std::set<std::string> kInt8Kinds = {
+    "conv", "linear", "add", "mul", "avg_pool2d", "max_pool2d", "softmax", "reshape",
+    "transpose", "cat", "pad", "clamp", "neg", "abs", "exp", "log", "sqrt", "rsqrt",
+    "sigmoid", "tanh", "hardswish", "hardsigmoid", "silu", "gelu"};
+
+bool is_weight_slot(const Op& op, size_t i) {
+  return (op.kind == "conv" || op.kind == "linear") && i >= 1;
+}
+
+// The int8 operands of `op` if all its data operands are dequantized; empty otherwise.
+std::vector<int> int8_sources(const Graph& g, const Op& op) {
+  std::vector<int> sources;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int t = op.inputs[i];
+    if (t < 0) { sources.push_back(-1); continue; }
+    const int p = g.producer(t);
+    if (p >= 0 && g.ops[p].kind == "dequantize") {
+      const int src = g.ops[p].inputs[0];
+      const Tensor& s = g.tensors[src];
+      const bool ok = s.dtype == DType::Int8 ? (s.quant->per_tensor() || is_weight_slot(op, i))
+                                             : (s.dtype == DType::Int32 && i == 2 && s.is_constant);
+      if (!ok) return {};
+      sources.push_back(src);
+    } else if (i == 2 && is_weight_slot(op, i) && g.tensors[t].is_constant) {
+      sources.push_back(t);  // a float bias; requantize quantizes it
+    } else {
+      return {};
+    }
+  }
+  return sources;
+}
+
+}  // namespace
+
+Status fold_qdq(Graph& g, const Target&, Diagnostics&) {
+  std::vector<bool> erased(g.ops.size(), false);
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    Op& op = g.ops[k];
+    if (!kInt8Kinds.count(op.kind) || op.outputs.size() != 1) continue;
+    const std::vector<int> sources = int8_sources(g, op);
+    if (sources.empty()) continue;
+    const int out = op.outputs[0];
+    const std::vector<int> readers = g.users(out);
+    if (readers.empty() || g.is_graph_output(out)) continue;
+    bool all_quantize = true;
+    for (int r : readers) {
+      const Op& q = g.ops[r];
+      all_quantize &= q.kind == "quantize" &&
+                      *g.tensors[q.outputs[0]].quant == *g.tensors[g.ops[readers[0]].outputs[0]].quant;
+    }
+    if (!all_quantize) continue;
+    const int int8_out = g.ops[readers[0]].outputs[0];
+    for (int r : readers) {
+      if (g.ops[r].outputs[0] != int8_out) g.replace_uses(g.ops[r].outputs[0], int8_out);
+      erased[r] = true;
+    }
+    op.inputs = sources;
+    op.outputs = {int8_out};
+  }
+  std::vector<Op> kept;
+  for (size_t k = 0; k < g.ops.size(); ++k)
+    if (!erased[k]) kept.push_back(std::move(g.ops[k]));
+  g.ops = std::move(kept);
+
+  if (!g.float_io) {
+    for (int& in : g.inputs) {
+      const std::vector<int> readers = g.users(in);
+      if (readers.empty() || g.is_graph_output(in)) continue;
+      bool all_quantize = true;
+      for (int r : readers)
+        all_quantize &= g.ops[r].kind == "quantize" &&
+                        *g.tensors[g.ops[r].outputs[0]].quant == *g.tensors[g.ops[readers[0]].outputs[0]].quant;
+      if (!all_quantize) continue;
+      const int int8_in = g.ops[readers[0]].outputs[0];
+      for (int r : readers) g.replace_uses(g.ops[r].outputs[0], int8_in);
+      for (size_t k = readers.size(); k-- > 0;) g.ops.erase(g.ops.begin() + readers[k]);
+      g.tensors[int8_in].name = g.tensors[in].name;
+      in = int8_in;
+    }
+    for (int& out : g.outputs) {
+      const int p = g.producer(out);
+      if (p < 0 || g.ops[p].kind != "dequantize") continue;
+      const int src = g.ops[p].inputs[0];
+      if (g.tensors[src].is_constant || !g.tensors[src].quant->per_tensor()) continue;
+      if (std::count(g.inputs.begin(), g.inputs.end(), src)) continue;
+      g.tensors[src].name = g.tensors[out].name;
+      out = src;
+    }
+  }
+  g.remove_dead_ops();
+  return Status::Success;
+}
+
+}  // namespace ember::compiler

@@ -1,0 +1,113 @@
+//===- passes_test.cc - Small graphs through single passes ----------------===//
+//
+// Each test builds a tiny graph as the front end would (aten names, schema attributes), runs
+// passes and checks the graph that comes out, including the error cases.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "compiler/passes/pass_util.h"
+#include "compiler/passes/passes.h"
+#include "compiler/pipeline.h"
+
+namespace ember::compiler {
+namespace {
+
+int activation(Graph& g, const std::string& name, std::vector<int64_t> shape, DType dtype = DType::Float32) {
+  Tensor t;
+  t.name = name;
+  t.shape = std::move(shape);
+  t.dtype = dtype;
+  return g.add_tensor(std::move(t));
+}
+
+Target host() { return find_target("host"); }
+
+TEST(Legalize, RejectsUnknownOpNamingItAndItsSource) {
+  Graph g;
+  const int x = activation(g, "x", {1, 4});
+  const int y = activation(g, "y", {1, 4});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"aten.erfinv.default", {x}, {y}, {}, "aten.erfinv.default at model.py:12 (head)"});
+  Diagnostics diag;
+  EXPECT_EQ(legalize(g, host(), diag), Status::Failure);
+  const std::string text = diag.str();
+  EXPECT_NE(text.find("aten.erfinv.default"), std::string::npos) << text;
+  EXPECT_NE(text.find("model.py:12"), std::string::npos) << text;
+}
+
+TEST(Legalize, ConvGetsExplicitPaddingAndAliasesDisappear) {
+  Graph g;
+  const int x = activation(g, "x", {1, 3, 8, 8});
+  const int w = add_constant_f32(g, "w", {4, 3, 3, 3}, std::vector<float>(108, 0.5f));
+  const int c = activation(g, "c", {1, 4, 8, 8});
+  const int y = activation(g, "y", {1, 4, 8, 8});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"aten.conv2d.default", {x, w, -1},  {c},
+                     {{"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1}}}, ""});
+  g.ops.push_back(Op{"aten.clone.default", {c}, {y}, {}, ""});
+  Diagnostics diag;
+  ASSERT_EQ(legalize(g, host(), diag), Status::Success) << diag.str();
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.ops[0].kind, "conv");
+  EXPECT_EQ(g.ops[0].ints_attr("padding"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(g.outputs[0], c);
+}
+
+TEST(FuseActivation, ReluBecomesConvBounds) {
+  Graph g;
+  const int x = activation(g, "x", {1, 2});
+  const int w = add_constant_f32(g, "w", {2, 2}, {1, 0, 0, 1});
+  const int l = activation(g, "l", {1, 2});
+  const int y = activation(g, "y", {1, 2});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"linear", {x, w, -1}, {l}, {}, ""});
+  g.ops.push_back(Op{"clamp", {l}, {y}, {{"min", 0.0}, {"max", 6.0}}, ""});
+  Diagnostics diag;
+  ASSERT_EQ(fuse_activation(g, host(), diag), Status::Success);
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.ops[0].f("act_min"), 0.0);
+  EXPECT_EQ(g.ops[0].f("act_max"), 6.0);
+  EXPECT_EQ(g.ops[0].outputs[0], y);
+}
+
+TEST(Layout, ConvWeightsBecomeOhwiAndActivationsNhwc) {
+  Graph g;
+  const int x = activation(g, "x", {1, 2, 4, 4});
+  std::vector<float> w(3 * 2 * 1 * 2);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);  // [O=3, I=2, 1, 2]
+  const int wt = add_constant_f32(g, "w", {3, 2, 1, 2}, w);
+  const int y = activation(g, "y", {1, 3, 4, 3});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"conv", {x, wt, -1}, {y},
+                     {{"stride", std::vector<int64_t>{1, 1}}, {"dilation", std::vector<int64_t>{1, 1}},
+                      {"padding", std::vector<int64_t>{0, 0, 0, 0}}, {"groups", int64_t{1}}, {"rank", int64_t{4}}}, ""});
+  Diagnostics diag;
+  ASSERT_EQ(layout(g, host(), diag), Status::Success) << diag.str();
+  EXPECT_EQ(g.tensors[x].shape, (std::vector<int64_t>{1, 4, 4, 2}));
+  EXPECT_EQ(g.tensors[x].layout, Layout::Nchw);
+  const Tensor& ohwi = g.tensors[g.ops[0].inputs[1]];
+  EXPECT_EQ(ohwi.shape, (std::vector<int64_t>{3, 1, 2, 2}));
+  // w[o][i][0][kw] moves to [o][0][kw][i]: element (o=1, kw=1, i=0) was at 1*4 + 0*2 + 1 = 5.
+  EXPECT_EQ(ohwi.as<float>()[1 * 4 + 1 * 2 + 0], 5.0f);
+}
+
+TEST(Pipeline, ModelOutputThatIsAViewOfAnInputIsRejected) {
+  Graph g;
+  const int x = activation(g, "x", {1, 4});
+  const int y = activation(g, "y", {4});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"aten.view.default", {x}, {y}, {{"size", std::vector<int64_t>{4}}}, ""});
+  const CompileResult r = compile(g, host(), {});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnostics.find("is a view of input"), std::string::npos) << r.diagnostics;
+}
+
+}  // namespace
+}  // namespace ember::compiler

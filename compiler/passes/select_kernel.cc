@@ -1,0 +1,165 @@
+//===- select_kernel.cc - A kernel per op, parameters packed --------------===//
+//
+// Chooses the kernel for each op from its kind and operand dtypes, and packs the op's
+// attributes into the integer and float parameter lists in the order kernels/kernels.def fixes.
+// Reshapes get no kernel: the memory planner makes them views. Every kernel today is the
+// portable reference one; the reason is recorded per op so `ember inspect` can show it.
+
+#include <cmath>
+
+#include "compiler/kernel_table.h"
+#include "compiler/passes/pass_util.h"
+#include "compiler/passes/passes.h"
+
+namespace ember::compiler {
+namespace {
+
+using I = std::vector<int32_t>;
+
+int32_t n(const Op& op, const char* key) { return static_cast<int32_t>(op.i(key)); }
+int32_t at(const Op& op, const char* key, size_t i) { return static_cast<int32_t>(op.ints_attr(key)[i]); }
+
+float act(const Op& op, const char* key, float fallback) {
+  return op.has(key) ? static_cast<float>(op.f(key)) : fallback;
+}
+
+I window(const Op& op) {  // kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left
+  return {at(op, "kernel", 0), at(op, "kernel", 1), at(op, "stride", 0), at(op, "stride", 1),
+          at(op, "padding", 0), at(op, "padding", 1)};
+}
+
+I conv_geometry(const Op& op) {
+  return {at(op, "stride", 0), at(op, "stride", 1), at(op, "padding", 0), at(op, "padding", 1),
+          at(op, "dilation", 0), at(op, "dilation", 1)};
+}
+
+I concat(I a, const I& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+I int_vector(const std::vector<int64_t>& v) { return I(v.begin(), v.end()); }
+
+}  // namespace
+
+Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
+  std::vector<Op> ops = std::move(g.ops);
+  g.ops.clear();
+  for (Op& op : ops) {
+    const std::string& k = op.kind;
+    const bool s8 = g.tensors[op.outputs[0]].dtype == DType::Int8;
+    const std::string suffix = s8 ? "_s8" : "_f32";
+    const float lo = act(op, "act_min", -INFINITY), hi = act(op, "act_max", INFINITY);
+    std::string name;
+    op.ints.clear();
+    op.floats.clear();
+    if (k == "reshape") {
+      g.ops.push_back(std::move(op));
+      continue;
+    } else if (k == "conv") {
+      name = (op.i("depthwise") ? "depthwise_conv2d" : "conv2d") + suffix;
+      op.ints = conv_geometry(op);
+      if (s8) op.ints = concat(op.ints, {n(op, "input_zp"), n(op, "output_zp"), n(op, "q_min"), n(op, "q_max")});
+      else op.floats = {lo, hi};
+    } else if (k == "linear") {
+      name = "fully_connected" + suffix;
+      if (s8) op.ints = {n(op, "input_zp"), n(op, "output_zp"), n(op, "q_min"), n(op, "q_max")};
+      else op.floats = {lo, hi};
+    } else if (k == "add" && s8) {
+      name = "add_s8";
+      for (const char* key : {"left_shift", "a_zp", "a_multiplier", "a_shift", "b_zp", "b_multiplier",
+                              "b_shift", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
+        op.ints.push_back(n(op, key));
+    } else if (k == "mul" && s8) {
+      name = "mul_s8";
+      for (const char* key : {"a_zp", "b_zp", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
+        op.ints.push_back(n(op, key));
+    } else if (is_binary_kind(k) && !s8) {
+      name = k + "_f32";
+      op.floats = {lo, hi};
+    } else if (k == "avg_pool2d") {
+      name = "avg_pool2d" + suffix;
+      op.ints = concat(window(op), {n(op, "count_include_pad")});
+      if (s8) op.ints = concat(op.ints, {static_cast<int32_t>(g.tensors[op.inputs[0]].quant->zero_point[0]),
+                                         n(op, "q_min"), n(op, "q_max")});
+    } else if (k == "max_pool2d") {
+      name = "max_pool2d" + suffix;
+      op.ints = concat(window(op), {at(op, "dilation", 0), at(op, "dilation", 1)});
+      if (s8) op.ints = concat(op.ints, {n(op, "q_min"), n(op, "q_max")});
+    } else if (k == "avg_pool3d") {
+      name = "avg_pool3d_f32";
+      op.ints = concat(concat(int_vector(op.ints_attr("kernel")), int_vector(op.ints_attr("stride"))),
+                       concat(int_vector(op.ints_attr("padding")), {n(op, "count_include_pad")}));
+    } else if (k == "softmax") {
+      if (op.i("dim") != static_cast<int64_t>(g.tensors[op.inputs[0]].shape.size()) - 1) {
+        diag.error(op, "softmax: only the last dimension is supported");
+        continue;
+      }
+      name = "softmax" + suffix;
+    } else if (k == "lut") {
+      name = "lut_s8";
+    } else if (k == "requantize") {
+      name = "requantize_s8";
+      for (const char* key : {"input_zp", "output_zp", "multiplier", "shift", "q_min", "q_max"})
+        op.ints.push_back(n(op, key));
+    } else if (k == "pad") {
+      name = "pad" + suffix;
+      const double value = op.f("value");
+      if (s8) {
+        const Quant& q = *g.tensors[op.outputs[0]].quant;
+        const double qv = std::nearbyint(value / q.scale[0]) + q.zero_point[0];
+        op.ints.push_back(static_cast<int32_t>(std::fmin(127.0, std::fmax(-128.0, qv))));
+      } else {
+        op.floats = {static_cast<float>(value)};
+      }
+      op.ints = concat(op.ints, int_vector(op.ints_attr("before")));
+    } else if (k == "transpose") {
+      name = "transpose" + suffix;
+      op.ints = int_vector(op.ints_attr("perm"));
+    } else if (k == "cat") {
+      name = "cat" + suffix;
+      op.ints = {n(op, "dim")};
+    } else if (k == "quantize") {
+      name = "quantize_s8";
+      const Quant& q = *g.tensors[op.outputs[0]].quant;
+      op.ints = {q.zero_point[0]};
+      op.floats = {static_cast<float>(1.0 / q.scale[0])};
+    } else if (k == "dequantize") {
+      const Quant& q = *g.tensors[op.inputs[0]].quant;
+      if (!q.per_tensor()) {
+        diag.error(op, "dequantize: per-channel dequantization of an activation is not supported");
+        continue;
+      }
+      name = "dequantize_s8";
+      op.ints = {q.zero_point[0]};
+      op.floats = {static_cast<float>(q.scale[0])};
+    } else if (is_unary_kind(k) && !s8) {
+      name = k + "_f32";
+      if (k == "gelu") op.ints = {n(op, "approximate")};
+      if (k == "clamp") op.floats = {static_cast<float>(op.f("min")), static_cast<float>(op.f("max"))};
+    }
+    op.kernel = name.empty() ? -1 : kernel_id(name);
+    if (op.kernel < 0) {
+      diag.error(op, k + ": no " + (s8 ? "int8" : "float") + " kernel" + (name.empty() ? "" : " '" + name + "'"));
+      continue;
+    }
+    op.kernel_reason = "portable reference kernel";
+    const bool pool = k == "avg_pool2d" || k == "max_pool2d";
+    if (pool && !s8 && (std::isfinite(lo) || std::isfinite(hi))) {  // float pools take no bounds
+      const int out = op.outputs[0];
+      const int pooled = g.add_tensor_like(out, "_pooled");
+      op.outputs[0] = pooled;
+      Op clamp{"clamp", {pooled}, {out}, {}, op.source};
+      clamp.kernel = kernel_id("clamp_f32");
+      clamp.kernel_reason = op.kernel_reason;
+      clamp.floats = {lo, hi};
+      g.ops.push_back(std::move(op));
+      g.ops.push_back(std::move(clamp));
+      continue;
+    }
+    g.ops.push_back(std::move(op));
+  }
+  return diag.empty() ? Status::Success : Status::Failure;
+}
+
+}  // namespace ember::compiler

@@ -1,0 +1,115 @@
+//===- pipeline.cc - The pass order, in one place -------------------------===//
+
+#include "compiler/pipeline.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/passes/passes.h"
+#include "compiler/serialize.h"
+
+namespace ember::compiler {
+namespace {
+
+struct PassEntry {
+  const char* name;
+  Status (*run)(Graph&, const Target&, Diagnostics&);
+};
+
+#define EMBER_PASS(name, summary) {#name, &name},
+constexpr PassEntry kPasses[] = {
+#include "compiler/passes/passes.def"
+};
+#undef EMBER_PASS
+
+}  // namespace
+
+bool verify_graph(const Graph& g, Diagnostics& diag) {
+  const int n = static_cast<int>(g.tensors.size());
+  std::set<int> defined(g.inputs.begin(), g.inputs.end());
+  for (int t = 0; t < n; ++t)
+    if (g.tensors[t].is_constant) defined.insert(t);
+  bool ok = true;
+  for (const Op& op : g.ops) {
+    for (int t : op.inputs) {
+      if (t < -1 || t >= n) { diag.error(op, "internal: operand index out of range"); ok = false; }
+      else if (t >= 0 && !defined.count(t)) {
+        diag.error(op, "internal: reads tensor '" + g.tensors[t].name + "' before it is written");
+        ok = false;
+      }
+    }
+    for (int t : op.outputs) {
+      if (t < 0 || t >= n || defined.count(t)) {
+        diag.error(op, "internal: result tensor missing or written twice");
+        ok = false;
+      } else {
+        defined.insert(t);
+      }
+    }
+  }
+  for (int t : g.outputs)
+    if (t < 0 || t >= n || !defined.count(t)) { diag.error("internal: a model output is never written"); ok = false; }
+  return ok;
+}
+
+std::string print_ir(const Graph& g) {
+  auto tensor = [&](int t) {
+    if (t < 0) return std::string("none");
+    const Tensor& x = g.tensors[t];
+    std::string s = "%" + std::to_string(t) + ":" + dtype_name(x.dtype) + shape_str(x.shape);
+    if (x.is_constant) s += "c";
+    return s;
+  };
+  std::string out = "graph(";
+  for (size_t i = 0; i < g.inputs.size(); ++i) out += (i ? ", " : "") + tensor(g.inputs[i]);
+  out += ")\n";
+  for (const Op& op : g.ops) {
+    out += "  ";
+    for (size_t i = 0; i < op.outputs.size(); ++i) out += (i ? ", " : "") + tensor(op.outputs[i]);
+    out += " = " + op.kind + "(";
+    for (size_t i = 0; i < op.inputs.size(); ++i) out += (i ? ", " : "") + tensor(op.inputs[i]);
+    out += ")";
+    for (const auto& [key, value] : op.attrs) {
+      out += " " + key + "=";
+      if (auto* v = std::get_if<int64_t>(&value)) out += std::to_string(*v);
+      else if (auto* d = std::get_if<double>(&value)) out += std::to_string(*d);
+      else if (auto* s = std::get_if<std::string>(&value)) out += *s;
+      else if (auto* l = std::get_if<std::vector<int64_t>>(&value)) out += shape_str(*l);
+      else out += "[...]";
+    }
+    out += "\n";
+  }
+  out += "  return ";
+  for (size_t i = 0; i < g.outputs.size(); ++i) out += (i ? ", " : "") + tensor(g.outputs[i]);
+  return out + "\n";
+}
+
+CompileResult compile(Graph graph, const Target& target, const CompileOptions& options) {
+  CompileResult result;
+  Diagnostics diag;
+  const auto& wanted = options.print_ir_after;
+  const bool all = std::find(wanted.begin(), wanted.end(), "all") != wanted.end();
+  for (const PassEntry& pass : kPasses) {
+    diag.set_pass(pass.name);
+    Status status;
+    try {
+      status = pass.run(graph, target, diag);
+    } catch (const std::exception& e) {  // a malformed front-end graph (missing attribute, ...)
+      diag.error(std::string("internal: ") + e.what());
+      status = Status::Failure;
+    }
+    if (status == Status::Failure || !verify_graph(graph, diag)) {
+      result.diagnostics = diag.str();
+      return result;
+    }
+    if (all || std::find(wanted.begin(), wanted.end(), pass.name) != wanted.end())
+      result.ir_dumps += "// after " + std::string(pass.name) + "\n" + print_ir(graph);
+  }
+  diag.set_pass("serialize");
+  result.program = serialize(graph, diag);
+  result.ok = diag.empty();
+  result.diagnostics = diag.str();
+  return result;
+}
+
+}  // namespace ember::compiler

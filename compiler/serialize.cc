@@ -1,0 +1,123 @@
+//===- serialize.cc - Write a compiled graph as a program file ------------===//
+
+#include "compiler/serialize.h"
+
+#include <map>
+#include <set>
+
+#include "schema/program_generated.h"
+
+namespace ember::compiler {
+namespace fb = ember::schema;
+
+inline constexpr uint32_t kSchemaVersion = 1;
+
+namespace {
+
+bool to_schema_dtype(DType dtype, fb::DType* out) {
+  switch (dtype) {
+    case DType::Int8: *out = fb::DType::Int8; return true;
+    case DType::Int32: *out = fb::DType::Int32; return true;
+    case DType::Float32: *out = fb::DType::Float32; return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
+  // Tensors in first-use order: inputs, then op operands, then outputs.
+  std::map<int, int> index;
+  std::vector<int> order;
+  auto use = [&](int t) {
+    if (t >= 0 && !index.count(t)) index[t] = static_cast<int>(order.size()), order.push_back(t);
+  };
+  for (int t : g.inputs) use(t);
+  for (const Op& op : g.ops) {
+    if (op.kernel < 0) continue;
+    for (int t : op.inputs) use(t);
+    for (int t : op.outputs) use(t);
+  }
+  for (int t : g.outputs) use(t);
+  // Reshapes have no kernel: their results are views of the tensor they reshape.
+  std::map<int, int> view_root;
+  for (const Op& op : g.ops)
+    if (op.kind == "reshape") {
+      const int src = op.inputs[0];
+      view_root[op.outputs[0]] = view_root.count(src) ? view_root[src] : src;
+    }
+  for (const auto& [view, root] : view_root)
+    if (index.count(view)) use(root);
+
+  flatbuffers::FlatBufferBuilder fbb(1 << 16);
+  std::vector<uint8_t> constants;
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  for (int t : order) {
+    const Tensor& tensor = g.tensors[t];
+    fb::DType dtype;
+    if (!to_schema_dtype(tensor.dtype, &dtype)) {
+      diag.error("tensor '" + tensor.name + "' has dtype " + dtype_name(tensor.dtype) + ", which programs cannot hold");
+      return {};
+    }
+    uint32_t offset = 0, region = 0;
+    fb::Storage storage = fb::Storage::Arena;
+    if (tensor.is_constant) {
+      storage = fb::Storage::Constant;
+      constants.resize((constants.size() + 15) / 16 * 16);
+      offset = static_cast<uint32_t>(constants.size());
+      constants.insert(constants.end(), tensor.data.begin(), tensor.data.end());
+    } else {
+      region = static_cast<uint32_t>(g.tensor_region[t]);
+      offset = static_cast<uint32_t>(g.tensor_offset[t]);
+    }
+    flatbuffers::Offset<fb::Quantization> quant;
+    if (tensor.quant) {
+      std::vector<float> scale(tensor.quant->scale.begin(), tensor.quant->scale.end());
+      quant = fb::CreateQuantizationDirect(fbb, &scale, &tensor.quant->zero_point, tensor.quant->axis);
+    }
+    std::vector<int32_t> shape(tensor.shape.begin(), tensor.shape.end());
+    const auto root = view_root.find(t);
+    const int view_of = root == view_root.end() ? -1 : index[root->second];
+    tensors.push_back(fb::CreateTensorDirect(fbb, tensor.name.c_str(), &shape, dtype, quant, storage, region,
+                                             offset, static_cast<fb::Layout>(tensor.layout), view_of));
+  }
+
+  std::vector<flatbuffers::Offset<fb::Op>> ops;
+  std::set<uint16_t> kernels;
+  int peak = -1, kernel_ops = 0;
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    const Op& op = g.ops[k];
+    if (static_cast<int>(k) == g.peak_op) peak = kernel_ops;
+    if (op.kernel < 0) continue;
+    std::vector<int32_t> inputs, outputs;
+    for (int t : op.inputs) inputs.push_back(t < 0 ? -1 : index[t]);
+    for (int t : op.outputs) outputs.push_back(index[t]);
+    kernels.insert(static_cast<uint16_t>(op.kernel));
+    ops.push_back(fb::CreateOpDirect(fbb, static_cast<uint16_t>(op.kernel), &inputs, &outputs, &op.ints,
+                                     &op.floats, op.source.c_str()));
+    ++kernel_ops;
+  }
+
+  std::vector<flatbuffers::Offset<fb::Region>> regions;
+  for (const RegionPlan& r : g.regions)
+    regions.push_back(fb::CreateRegionDirect(fbb, r.name.c_str(), static_cast<uint32_t>(r.size)));
+  std::vector<int32_t> inputs, outputs;
+  for (int t : g.inputs) inputs.push_back(index[t]);
+  for (int t : g.outputs) outputs.push_back(index[t]);
+  std::vector<uint16_t> kernel_list(kernels.begin(), kernels.end());
+
+  constants.resize((constants.size() + 15) / 16 * 16);
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> constant_data;
+  if (!constants.empty()) {  // an empty vector has no data to align
+    fbb.ForceVectorAlignment(constants.size(), sizeof(uint8_t), 16);
+    constant_data = fbb.CreateVector(constants);
+  }
+  auto root = fb::CreateProgram(fbb, kSchemaVersion, fbb.CreateVector(tensors), fbb.CreateVector(ops),
+                                fbb.CreateVector(inputs), fbb.CreateVector(outputs), fbb.CreateVector(regions),
+                                fbb.CreateVector(kernel_list), constant_data,
+                                static_cast<uint32_t>(g.lower_bound), peak);
+  fb::FinishProgramBuffer(fbb, root);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace ember::compiler

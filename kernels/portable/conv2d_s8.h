@@ -1,0 +1,33 @@
+//===- conv2d_s8.h - Reference int8 2-D convolution -------------*- C++ -*-===//
+//
+// The portable int8 convolution: defines the numerics every optimized tier must reproduce bit
+// for bit. Grouped and dilated convolution, per-output-channel requantization.
+
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/portable/conv_common.h"
+#include "runtime/op_context.h"
+
+namespace ember::kernels {
+
+/// out[n, y, x, o] = clamp(mbqm(acc, multiplier[o], shift[o]) + output_zp, act_min, act_max),
+/// acc = bias[o] + sum over (ky, kx, i) of (in[n, iy, ix, g*I + i] - input_zp) * w[o, ky, kx, i]
+/// with iy = y*stride_h - pad_top + ky*dilation_h (likewise ix), g = o / (O / groups),
+/// I = filter_c, groups = in_c / filter_c. Window positions outside the input contribute
+/// nothing. The accumulator wraps modulo 2^32 (see wrapping_add); the compiler keeps it in range.
+///
+/// Formats: input [N, H, W, C_in], filter [O, KH, KW, C_in/groups], bias [O] int32 or nullptr,
+/// multiplier [O] in [2^30, 2^31), shift [O] in [-31, 30], output [N, OH, OW, O].
+void conv2d_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry, const QuantS8& quant,
+               const int8_t* input, const int8_t* filter, const int32_t* bias,
+               const int32_t* multiplier, const int32_t* shift, int8_t* output);
+
+/// Operands: input, filter, bias (optional), multiplier, shift -> output.
+/// ints: stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w, input_zp, output_zp,
+/// act_min, act_max.
+rt::Status check_conv2d_s8(const rt::OpContext& ctx);
+rt::Status run_conv2d_s8(const rt::OpContext& ctx);
+
+}  // namespace ember::kernels

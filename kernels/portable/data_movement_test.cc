@@ -1,0 +1,228 @@
+//===- data_movement_test.cc - Tests of pad, transpose, cat and copy ------===//
+//
+// Byte-moving kernels against index-arithmetic references, for both element sizes, and the
+// checks' rejections.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "kernels/portable/cat.h"
+#include "kernels/portable/copy.h"
+#include "kernels/portable/pad.h"
+#include "kernels/portable/test_util.h"
+#include "kernels/portable/transpose.h"
+
+namespace ember::kernels {
+namespace {
+
+using namespace testing;
+
+std::vector<int32_t> random_dims(std::mt19937& rng, int rank) {
+  std::vector<int32_t> d(rank);
+  for (auto& x : d) x = rand_int(rng, 1, 4);
+  return d;
+}
+
+size_t numel(const std::vector<int32_t>& d) {
+  return std::accumulate(d.begin(), d.end(), size_t{1}, std::multiplies<size_t>());
+}
+
+// Multi-index of flat position i in dims d.
+std::vector<int32_t> unravel(size_t i, const std::vector<int32_t>& d) {
+  std::vector<int32_t> idx(d.size());
+  for (int k = static_cast<int>(d.size()) - 1; k >= 0; --k) idx[k] = i % d[k], i /= d[k];
+  return idx;
+}
+
+size_t ravel(const std::vector<int32_t>& idx, const std::vector<int32_t>& d) {
+  size_t i = 0;
+  for (size_t k = 0; k < d.size(); ++k) i = i * d[k] + idx[k];
+  return i;
+}
+
+TEST(Pad, RandomS8AndF32) {
+  std::mt19937 rng(70);
+  for (int t = 0; t < 200; ++t) {
+    const int rank = rand_int(rng, 1, 5);
+    const auto in_dims = random_dims(rng, rank);
+    std::vector<int32_t> before(rank), out_dims(rank);
+    for (int d = 0; d < rank; ++d)
+      before[d] = rand_int(rng, 0, 2), out_dims[d] = in_dims[d] + before[d] + rand_int(rng, 0, 2);
+    auto in8 = random_s8(rng, numel(in_dims));
+    auto inf = random_f32(rng, numel(in_dims));
+    std::vector<int8_t> out8(numel(out_dims));
+    std::vector<float> outf(numel(out_dims));
+    OpBuilder op8, opf;
+    op8.in(in8.data(), DType::Int8, in_dims).out(out8.data(), DType::Int8, out_dims);
+    op8.ints = {-128};
+    op8.ints.insert(op8.ints.end(), before.begin(), before.end());
+    opf.in(inf.data(), DType::Float32, in_dims).out(outf.data(), DType::Float32, out_dims);
+    opf.ints = before;
+    opf.floats = {-1.5f};
+    ASSERT_EQ(check_pad_s8(op8.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(check_pad_f32(opf.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(run_pad_s8(op8.ctx()), Status::Ok);
+    ASSERT_EQ(run_pad_f32(opf.ctx()), Status::Ok);
+    for (size_t o = 0; o < out8.size(); ++o) {
+      auto idx = unravel(o, out_dims);
+      bool inside = true;
+      for (int d = 0; d < rank; ++d) {
+        idx[d] -= before[d];
+        inside = inside && idx[d] >= 0 && idx[d] < in_dims[d];
+      }
+      ASSERT_EQ(out8[o], inside ? in8[ravel(idx, in_dims)] : -128);
+      ASSERT_EQ(outf[o], inside ? inf[ravel(idx, in_dims)] : -1.5f);
+    }
+  }
+}
+
+TEST(Pad, CheckRejects) {
+  OpBuilder op;
+  op.in(nullptr, DType::Int8, {2, 3}).out(nullptr, DType::Int8, {3, 5});
+  op.ints = {0, 1, 1};
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::Ok);
+  op.ints = {0, 1, 3};  // after = 5 - 3 - 3 < 0
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::BadShape);
+  op.ints = {0, -1, 1};
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {200, 1, 1};
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {0, 1};
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::BadOpSignature);
+  op.ints = {0, 1, 1};
+  op.outs[0].rank = 3;
+  EXPECT_EQ(check_pad_s8(op.ctx()), Status::BadShape);
+  OpBuilder f;
+  f.in(nullptr, DType::Float32, {2}).out(nullptr, DType::Float32, {4});
+  f.ints = {1};
+  EXPECT_EQ(check_pad_f32(f.ctx()), Status::BadOpSignature);  // pad value missing
+  f.floats = {0.0f};
+  EXPECT_EQ(check_pad_f32(f.ctx()), Status::Ok);
+}
+
+TEST(Transpose, RandomS8AndF32) {
+  std::mt19937 rng(71);
+  for (int t = 0; t < 200; ++t) {
+    const int rank = rand_int(rng, 1, 5);
+    const auto in_dims = random_dims(rng, rank);
+    std::vector<int32_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<int32_t> out_dims(rank);
+    for (int d = 0; d < rank; ++d) out_dims[d] = in_dims[perm[d]];
+    auto in8 = random_s8(rng, numel(in_dims));
+    auto inf = random_f32(rng, numel(in_dims));
+    std::vector<int8_t> out8(in8.size());
+    std::vector<float> outf(inf.size());
+    OpBuilder op8, opf;
+    op8.in(in8.data(), DType::Int8, in_dims).out(out8.data(), DType::Int8, out_dims);
+    opf.in(inf.data(), DType::Float32, in_dims).out(outf.data(), DType::Float32, out_dims);
+    op8.ints = opf.ints = perm;
+    ASSERT_EQ(check_transpose_s8(op8.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(check_transpose_f32(opf.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(run_transpose_s8(op8.ctx()), Status::Ok);
+    ASSERT_EQ(run_transpose_f32(opf.ctx()), Status::Ok);
+    for (size_t o = 0; o < out8.size(); ++o) {
+      const auto oi = unravel(o, out_dims);
+      std::vector<int32_t> ii(rank);
+      for (int d = 0; d < rank; ++d) ii[perm[d]] = oi[d];
+      ASSERT_EQ(out8[o], in8[ravel(ii, in_dims)]);
+      ASSERT_EQ(outf[o], inf[ravel(ii, in_dims)]);
+    }
+  }
+}
+
+TEST(Transpose, CheckRejects) {
+  OpBuilder op;
+  op.in(nullptr, DType::Int8, {2, 3, 4}).out(nullptr, DType::Int8, {4, 2, 3});
+  op.ints = {2, 0, 1};
+  EXPECT_EQ(check_transpose_s8(op.ctx()), Status::Ok);
+  op.ints = {2, 0, 0};
+  EXPECT_EQ(check_transpose_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {3, 0, 1};
+  EXPECT_EQ(check_transpose_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {0, 2, 1};
+  EXPECT_EQ(check_transpose_s8(op.ctx()), Status::BadShape);
+  op.ints = {2, 0};
+  EXPECT_EQ(check_transpose_s8(op.ctx()), Status::BadOpSignature);
+  op.ints = {2, 0, 1};
+  EXPECT_EQ(check_transpose_f32(op.ctx()), Status::BadOpSignature);
+}
+
+TEST(Cat, RandomS8AndF32) {
+  std::mt19937 rng(72);
+  for (int t = 0; t < 200; ++t) {
+    const int rank = rand_int(rng, 1, 5), count = rand_int(rng, 1, 4);
+    const int axis = rand_int(rng, 0, rank - 1);
+    auto out_dims = random_dims(rng, rank);
+    out_dims[axis] = 0;
+    std::vector<std::vector<int32_t>> dims(count, out_dims);
+    std::vector<std::vector<int8_t>> in8(count);
+    std::vector<std::vector<float>> inf(count);
+    OpBuilder op8, opf;
+    for (int i = 0; i < count; ++i) {
+      dims[i][axis] = rand_int(rng, 0, 3);  // empty inputs are allowed
+      out_dims[axis] += dims[i][axis];
+      in8[i] = random_s8(rng, numel(dims[i]));
+      inf[i] = random_f32(rng, numel(dims[i]));
+      op8.in(in8[i].data(), DType::Int8, dims[i]);
+      opf.in(inf[i].data(), DType::Float32, dims[i]);
+    }
+    std::vector<int8_t> out8(numel(out_dims));
+    std::vector<float> outf(out8.size());
+    op8.out(out8.data(), DType::Int8, out_dims);
+    opf.out(outf.data(), DType::Float32, out_dims);
+    op8.ints = opf.ints = {rand_int(rng, 0, 1) ? axis : axis - rank};
+    ASSERT_EQ(check_cat_s8(op8.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(check_cat_f32(opf.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(run_cat_s8(op8.ctx()), Status::Ok);
+    ASSERT_EQ(run_cat_f32(opf.ctx()), Status::Ok);
+    for (size_t o = 0; o < out8.size(); ++o) {
+      auto idx = unravel(o, out_dims);
+      int i = 0;
+      while (idx[axis] >= dims[i][axis]) idx[axis] -= dims[i][axis], ++i;
+      ASSERT_EQ(out8[o], in8[i][ravel(idx, dims[i])]);
+      ASSERT_EQ(outf[o], inf[i][ravel(idx, dims[i])]);
+    }
+  }
+}
+
+TEST(Cat, CheckRejects) {
+  OpBuilder op;
+  op.in(nullptr, DType::Int8, {2, 3}).in(nullptr, DType::Int8, {2, 4});
+  op.out(nullptr, DType::Int8, {2, 7});
+  op.ints = {1};
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::Ok);
+  op.ints = {2};
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {-3};
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadOpParameter);
+  op.ints = {0};
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadShape);
+  op.ints = {1};
+  op.outs[0].dims[1] = 8;
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadShape);
+  op.outs[0].dims[1] = 7;
+  op.ins[1].dtype = DType::Float32;
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadOpSignature);
+  op.ins.clear();
+  EXPECT_EQ(check_cat_s8(op.ctx()), Status::BadOpSignature);
+}
+
+TEST(Copy, CopiesBytesAcrossShapes) {
+  std::vector<float> in = {1, 2, 3, 4, 5, 6}, out(6);
+  OpBuilder op;
+  op.in(in.data(), DType::Float32, {2, 3}).out(out.data(), DType::Float32, {6});
+  ASSERT_EQ(check_copy(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_copy(op.ctx()), Status::Ok);
+  EXPECT_EQ(in, out);
+  op.outs[0].dims[0] = 5;
+  EXPECT_EQ(check_copy(op.ctx()), Status::BadShape);
+  op.outs[0].dims[0] = 6;
+  op.outs[0].dtype = DType::Int32;
+  EXPECT_EQ(check_copy(op.ctx()), Status::BadOpSignature);
+}
+
+}  // namespace
+}  // namespace ember::kernels

@@ -1,0 +1,63 @@
+//===- pool_common.h - Shapes and windows shared by 2-D pools ---*- C++ -*-===//
+//
+// The plain structs the 2-D pooling kernels (int8 and float, average and max) take, and their
+// shared shape check. Layout NHWC in and out; channels pass through unchanged.
+
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/portable/op_check.h"
+
+namespace ember::kernels {
+
+struct Pool2dShape {
+  int32_t batches;
+  int32_t in_h, in_w;
+  int32_t channels;
+  int32_t out_h, out_w;
+};
+
+/// Window of a 2-D pool; dilation is 1 for average pools. Padding bottom/right is implied by
+/// the output size (check_window_axis).
+struct Pool2dWindow {
+  int32_t kernel_h, kernel_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_top, pad_left;
+  int32_t dilation_h, dilation_w;
+};
+
+/// Window size counted by count_include_pad along one axis, as PyTorch counts it: the window
+/// starting at `start` (>= -pad_before) clipped to the padded extent [-pad_before,
+/// in + pad_before). Equals `kernel` except where ceil mode lets a window overhang it.
+inline int32_t padded_window_extent(int32_t start, int32_t kernel, int32_t in,
+                                    int32_t pad_before) {
+  const int32_t end = start + kernel < in + pad_before ? start + kernel : in + pad_before;
+  return end - start;
+}
+
+inline Pool2dShape pool_shape_from(const TensorView& in, const TensorView& out) {
+  return Pool2dShape{in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2]};
+}
+
+/// ints[0..5] = kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left; dilation from
+/// ints[6..7] when `dilated`, else 1.
+inline Pool2dWindow pool_window_from(const int32_t* ints, bool dilated) {
+  return Pool2dWindow{ints[0], ints[1], ints[2], ints[3], ints[4], ints[5],
+                      dilated ? ints[6] : 1, dilated ? ints[7] : 1};
+}
+
+/// in and out rank-4 NHWC of `dtype` with equal N and C, window consistent on both axes.
+inline Status check_pool2d(const TensorView& in, const TensorView& out, DType dtype,
+                           const Pool2dWindow& w) {
+  EMBER_KCHECK(valid_view(in) && valid_view(out), BadShape);
+  EMBER_KCHECK(in.dtype == dtype && out.dtype == dtype, BadOpSignature);
+  EMBER_KCHECK(in.rank == 4 && out.rank == 4, BadShape);
+  EMBER_KCHECK(in.dims[0] == out.dims[0] && in.dims[3] == out.dims[3], BadShape);
+  EMBER_RETURN_IF_ERROR(check_window_axis(in.dims[1], out.dims[1], w.kernel_h, w.stride_h,
+                                          w.pad_top, w.dilation_h, true));
+  return check_window_axis(in.dims[2], out.dims[2], w.kernel_w, w.stride_w, w.pad_left,
+                           w.dilation_w, true);
+}
+
+}  // namespace ember::kernels

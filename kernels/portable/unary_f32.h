@@ -1,0 +1,62 @@
+//===- unary_f32.h - Reference float32 elementwise functions ----*- C++ -*-===//
+//
+// The portable float unary ops (neg, abs, exp, log, sqrt, rsqrt, sigmoid, tanh, hardswish,
+// hardsigmoid, silu, gelu, clamp), each written as PyTorch's scalar CPU kernel writes it so
+// results agree to the last bit wherever libm does.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/op_context.h"
+
+namespace ember::kernels {
+
+enum class UnaryOp : uint8_t {
+  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sigmoid, Tanh, Hardswish, Hardsigmoid, Silu,
+  GeluErf,   // 0.5 * x * (1 + erf(x / sqrt(2)))
+  GeluTanh,  // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), approximate="tanh"
+};
+
+/// f(x) in float32: neg -x; abs fabsf; exp expf; log logf; sqrt sqrtf; rsqrt 1/sqrtf;
+/// sigmoid 1/(1+expf(-x)); tanh tanhf; hardswish x*min(max(x+3,0),6)/6; hardsigmoid
+/// min(max(x+3,0),6)/6; silu x/(1+expf(-x)); gelu as above.
+float unary_op_f32(UnaryOp op, float x);
+
+/// out[i] = f(in[i]) for i < count. in and out may be the same buffer.
+void unary_f32(UnaryOp op, size_t count, const float* input, float* output);
+
+/// out[i] = min(max(in[i], lo), hi); NaN passes through (torch.clamp). lo <= hi.
+void clamp_f32(size_t count, float lo, float hi, const float* input, float* output);
+
+/// Operands: input (float32) -> output (float32, input's shape). gelu_f32 ints: approximate
+/// (0 none, 1 tanh). clamp_f32 floats: min <= max (relu: 0, +inf; relu6: 0, 6).
+rt::Status check_neg_f32(const rt::OpContext& ctx);
+rt::Status run_neg_f32(const rt::OpContext& ctx);
+rt::Status check_abs_f32(const rt::OpContext& ctx);
+rt::Status run_abs_f32(const rt::OpContext& ctx);
+rt::Status check_exp_f32(const rt::OpContext& ctx);
+rt::Status run_exp_f32(const rt::OpContext& ctx);
+rt::Status check_log_f32(const rt::OpContext& ctx);
+rt::Status run_log_f32(const rt::OpContext& ctx);
+rt::Status check_sqrt_f32(const rt::OpContext& ctx);
+rt::Status run_sqrt_f32(const rt::OpContext& ctx);
+rt::Status check_rsqrt_f32(const rt::OpContext& ctx);
+rt::Status run_rsqrt_f32(const rt::OpContext& ctx);
+rt::Status check_sigmoid_f32(const rt::OpContext& ctx);
+rt::Status run_sigmoid_f32(const rt::OpContext& ctx);
+rt::Status check_tanh_f32(const rt::OpContext& ctx);
+rt::Status run_tanh_f32(const rt::OpContext& ctx);
+rt::Status check_hardswish_f32(const rt::OpContext& ctx);
+rt::Status run_hardswish_f32(const rt::OpContext& ctx);
+rt::Status check_hardsigmoid_f32(const rt::OpContext& ctx);
+rt::Status run_hardsigmoid_f32(const rt::OpContext& ctx);
+rt::Status check_silu_f32(const rt::OpContext& ctx);
+rt::Status run_silu_f32(const rt::OpContext& ctx);
+rt::Status check_gelu_f32(const rt::OpContext& ctx);
+rt::Status run_gelu_f32(const rt::OpContext& ctx);
+rt::Status check_clamp_f32(const rt::OpContext& ctx);
+rt::Status run_clamp_f32(const rt::OpContext& ctx);
+
+}  // namespace ember::kernels

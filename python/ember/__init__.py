@@ -1,0 +1,63 @@
+"""Ember: PyTorch models on Arm Cortex-M microcontrollers, without leaving PyTorch.
+
+    program = ember.compile(model, example_inputs, calibration=data, target="cortex-m55")
+    program.save("model.emb")
+    program.run(x)        # the device runtime, on the host
+
+or step by step: ``ember.quantize`` (export, PT2E quantize with EmberQuantizer, calibrate,
+re-export), then ``ember.lower`` (C++ compiler) on the exported program.
+"""
+
+from __future__ import annotations
+
+from torch.export import ExportedProgram
+
+from ember import _ember
+from ember.frontend import FrontendError, to_graph
+from ember.program import Program, ProgramError
+from ember.quantizer import EmberQuantizer, quantize
+
+__all__ = ["compile", "lower", "quantize", "Program", "ProgramError", "CompileError",
+           "FrontendError", "EmberQuantizer", "targets"]
+
+DEFAULT_TARGET = "cortex-m55"
+
+
+class CompileError(ValueError):
+    """The compiler rejected the model; the message lists every error with its source line."""
+
+
+def targets() -> list[str]:
+    return list(_ember.target_names())
+
+
+def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, float_io: bool = False,
+          print_ir_after: tuple[str, ...] = ()) -> Program:
+    """Compiles an exported (usually PT2E-quantized) program for `target` with the C++ compiler.
+
+    int8 model inputs and outputs are the default, as on a device; ``float_io=True`` keeps float
+    ones (the program then quantizes and dequantizes at its edges). ``print_ir_after`` names
+    passes (or "all") whose resulting IR is printed.
+    """
+    graph = to_graph(exported_program, float_io=float_io)
+    ok, data, diagnostics, dumps = _ember.compile(graph, target, list(print_ir_after))
+    if dumps:
+        print(dumps)
+    if not ok:
+        raise CompileError(diagnostics.strip())
+    return Program(data)
+
+
+def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,
+            float_io: bool = False, quantized: bool = True) -> Program:
+    """The whole pipeline in one call: export, quantize to int8 (calibrating on `calibration`,
+    an iterable of input tuples), re-export and lower. ``quantized=False`` compiles the float
+    model as it is."""
+    import torch
+
+    model.eval()
+    if quantized:
+        ep = quantize(model, tuple(example_inputs), calibration)
+    else:
+        ep = torch.export.export(model, tuple(example_inputs))
+    return lower(ep, target, float_io=float_io)

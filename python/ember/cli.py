@@ -1,0 +1,152 @@
+"""The `ember` command: compile, inspect and run models; `ember demo` shows the whole flow."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def _load_entry(spec: str):
+    module_name, _, name = spec.partition(":")
+    if not name:
+        raise SystemExit(f"ember: expected MODULE:NAME, got {spec!r}")
+    return getattr(importlib.import_module(module_name), name)
+
+
+def _compile(args) -> int:
+    import ember
+
+    model, example_inputs, calibration = _load_entry(args.entry)()
+    program = ember.compile(model, example_inputs, calibration=calibration, target=args.target,
+                            float_io=args.float_io)
+    program.save(args.output)
+    _summary(program, args.output)
+    return 0
+
+
+def _summary(program, path: str) -> None:
+    info = program.inspect()
+    mem = info["memory"]
+    regions = ", ".join(f"{r['name']} {r['bytes']:,} B" for r in mem["regions"])
+    print(f"{path}: {info['file_bytes']:,} bytes ({info['constant_bytes']:,} of constants), "
+          f"{len(info['ops'])} ops, {len(info['kernels'])} kernels")
+    print(f"planned RAM: {regions}; lower bound {mem['lower_bound_bytes']:,} B, peak at {mem['peak_op']}")
+
+
+def _inspect(args) -> int:
+    from ember import Program
+
+    program = Program.load(args.program)
+    info = program.inspect()
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    _summary(program, args.program)
+    for kind in ("inputs", "outputs"):
+        for io in info[kind]:
+            print(f"{kind[:-1]} {io['name']}: {io['dtype']}{io['shape']} layout={io['layout']} "
+                  f"scale={io['scale']} zero_point={io['zero_point']}")
+    width = max((len(op["kernel"]) for op in info["ops"]), default=0)
+    for i, op in enumerate(info["ops"]):
+        print(f"{i:4d}  {op['kernel']:<{width}}  {op['source']}")
+    return 0
+
+
+def _run(args) -> int:
+    import torch
+
+    from ember import Program
+
+    program = Program.load(args.program)
+    arrays = [np.load(path) for path in args.input]
+    if args.raw:
+        outs = program.run_raw(*arrays)
+    else:
+        outs = program.run(*[torch.from_numpy(a) for a in arrays])
+        outs = [o.numpy() for o in (outs if isinstance(outs, list) else [outs])]
+    for i, out in enumerate(outs):
+        path = args.output[i] if i < len(args.output) else None
+        if path:
+            np.save(path, out)
+        flat = out.reshape(-1)
+        print(f"output {i}: {out.dtype}{list(out.shape)}, argmax {int(flat.argmax())}"
+              + (f" -> {path}" if path else ""))
+    return 0
+
+
+def _demo(args) -> int:
+    """Keyword spotting from PyTorch to a program file, run by the device runtime on the host."""
+    import torch
+
+    import ember
+    from ember.models import kws
+    from ember.models.kws import LABELS
+
+    model, example_inputs, calibration = kws()
+    start = time.perf_counter()
+    ep = ember.quantize(model, example_inputs, calibration)
+    program = ember.lower(ep, target=args.target)
+    seconds = time.perf_counter() - start
+    program.save(args.output)
+    x = calibration[0][0]
+    got = program.run(x, dequantize=False)
+    ref = ep.module()(x)
+    ref_q = torch.round(ref / program.outputs[0]["scale"]) + program.outputs[0]["zero_point"]
+    diff = int((got.float() - ref_q).abs().max())
+    top = int(got.reshape(-1).argmax())
+    info = program.inspect()
+    print(f"compiled keyword spotting (DS-CNN, MLPerf Tiny) for {args.target} in {seconds:.1f} s")
+    _summary(program, args.output)
+    print(f"host run: top class {top} ({LABELS[top]}), "
+          f"{diff} quanta from PyTorch's quantized reference")
+    print(f"inputs: {info['inputs'][0]['dtype']}{info['inputs'][0]['shape']}; "
+          f"program {info['file_bytes']:,} B; planned RAM {program.arena_bytes:,} B")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    import ember
+
+    parser = argparse.ArgumentParser(prog="ember", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("compile", help="compile MODULE:NAME (returns model, inputs, calibration)")
+    p.add_argument("entry")
+    p.add_argument("--target", default=ember.DEFAULT_TARGET, choices=ember.targets())
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--float-io", action="store_true", help="keep float model inputs and outputs")
+    p.set_defaults(func=_compile)
+
+    p = sub.add_parser("inspect", help="describe a program file")
+    p.add_argument("program")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_inspect)
+
+    p = sub.add_parser("run", help="run a program file on the host")
+    p.add_argument("program")
+    p.add_argument("--input", action="append", required=True, help=".npy file, once per input")
+    p.add_argument("--output", action="append", default=[], help=".npy file, once per output")
+    p.add_argument("--raw", action="store_true", help="inputs/outputs are the device's bytes "
+                   "(stored layout and dtype) instead of the model's float tensors")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("demo", help="compile and run keyword spotting")
+    p.add_argument("--target", default=ember.DEFAULT_TARGET, choices=ember.targets())
+    p.add_argument("-o", "--output", default="kws.emb")
+    p.set_defaults(func=_demo)
+
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ember.CompileError, ember.ProgramError, ember.FrontendError) as e:
+        print(f"ember: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

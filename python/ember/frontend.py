@@ -1,0 +1,186 @@
+"""Front end: a faithful copy of an exported aten graph as Ember IR.
+
+Each aten node becomes one op named by its target (``aten.conv2d.default``) with its tensor
+operands, its other arguments as named attributes (names and defaults from the op's schema) and
+the place in the user's model it came from. No rewriting happens here: every pass is in the
+C++ compiler.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import re
+
+import torch
+from torch.export import ExportedProgram
+
+from ember import _ember
+
+_DTYPES = {
+    torch.int8: "int8",
+    torch.int32: "int32",
+    torch.int64: "int64",
+    torch.float32: "float32",
+    torch.bool: "bool",
+}
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+class FrontendError(ValueError):
+    """The exported graph holds something Ember cannot represent (a dtype, a dynamic shape)."""
+
+
+def source_of(node: torch.fx.Node) -> str:
+    """``aten.conv2d.default at model.py:42 (features.0)``: the op, the user's line, the module."""
+    text = str(node.target)
+    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    user = [f for f in frames if not _is_library(f[0])]
+    if user:
+        path, line = user[-1]
+        text += f" at {os.path.basename(path)}:{line}"
+    stack = node.meta.get("nn_module_stack")
+    if stack:
+        path = list(stack.values())[-1][0]
+        if path:
+            text += f" ({path})"
+    return text
+
+
+def _is_library(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return any(p in ("torch", "torchao", "site-packages", "dist-packages") for p in parts[:-1])
+
+
+def _dtype(dtype: torch.dtype, where: str) -> str:
+    if dtype not in _DTYPES:
+        raise FrontendError(f"{where}: dtype {dtype} is not supported")
+    return _DTYPES[dtype]
+
+
+def _shape(t: torch.Tensor, where: str) -> list[int]:
+    try:
+        return [int(d) for d in t.shape]
+    except TypeError as e:
+        raise FrontendError(f"{where}: dynamic shapes are not supported ({list(t.shape)})") from e
+
+
+def _is_tensor_type(arg) -> bool:
+    return str(arg.type).replace("Optional[", "").rstrip("]?") in ("Tensor", "List[Tensor", "Tensor[")
+
+
+def _attr(value, where: str):
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, torch.dtype):
+        return str(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float, bool)) for v in value):
+        return list(value)
+    if isinstance(value, (torch.memory_format, torch.layout, torch.device)):
+        return str(value)
+    raise FrontendError(f"{where}: argument {value!r} is not supported")
+
+
+class _Translator:
+    def __init__(self, ep: ExportedProgram):
+        self.ep = ep
+        self.graph = _ember.Graph()
+        self.ids: dict[torch.fx.Node, object] = {}
+
+    def constant_value(self, name: str) -> torch.Tensor | None:
+        sig = self.ep.graph_signature
+        for table in (sig.inputs_to_parameters, sig.inputs_to_buffers):
+            if name in table:
+                key = table[name]
+                return self.ep.state_dict[key] if key in self.ep.state_dict else self.ep.constants[key]
+        if name in sig.inputs_to_lifted_tensor_constants:
+            return self.ep.constants[sig.inputs_to_lifted_tensor_constants[name]]
+        return None
+
+    def constant(self, name: str, value: torch.Tensor) -> int:
+        value = value.detach().contiguous().cpu()
+        data = value.numpy().tobytes() if value.numel() else b""
+        return self.graph.add_tensor(name, _shape(value, name), _dtype(value.dtype, name), data)
+
+    def scalar(self, name: str, value) -> int:
+        dtype = torch.float32 if isinstance(value, float) else torch.int64
+        return self.constant(name, torch.tensor(value, dtype=dtype))
+
+    def value_tensor(self, name: str, val, where: str) -> int:
+        return self.graph.add_tensor(name, _shape(val, where), _dtype(val.dtype, where))
+
+    def run(self, float_io: bool) -> _ember.Graph:
+        inputs, outputs = [], []
+        for node in self.ep.graph.nodes:
+            if node.op == "placeholder":
+                value = self.constant_value(node.name)
+                if value is not None:
+                    self.ids[node] = self.constant(node.name, value)
+                else:
+                    val = node.meta["val"]
+                    if not isinstance(val, torch.Tensor):
+                        raise FrontendError(f"input {node.name}: only tensor inputs are supported")
+                    self.ids[node] = self.value_tensor(node.name, val, f"input {node.name}")
+                    inputs.append(self.ids[node])
+            elif node.op == "call_function":
+                self.call(node)
+            elif node.op == "output":
+                for out in node.args[0]:
+                    if not isinstance(out, torch.fx.Node) or not isinstance(self.ids.get(out), int):
+                        raise FrontendError(f"model output {out!r} is not a tensor computed by the model")
+                    outputs.append(self.ids[out])
+            else:
+                raise FrontendError(f"{node.name}: unexpected {node.op} node")
+        self.graph.set_io(inputs, outputs, float_io)
+        return self.graph
+
+    def call(self, node: torch.fx.Node) -> None:
+        where = source_of(node)
+        if node.target is operator.getitem:
+            self.ids[node] = self.ids[node.args[0]][node.args[1]]
+            return
+        if not isinstance(node.target, torch._ops.OpOverload):
+            raise FrontendError(f"{where}: call to {node.target} is not an aten op")
+        schema = node.target._schema
+        inputs: list[int] = []
+        attrs: dict = {}
+        for i, arg in enumerate(schema.arguments):
+            if i < len(node.args):
+                value = node.args[i]
+            elif arg.name in node.kwargs:
+                value = node.kwargs[arg.name]
+            elif arg.has_default_value():
+                value = arg.default_value
+            else:
+                value = None
+            if _is_tensor_type(arg):
+                if isinstance(value, (list, tuple)):
+                    inputs.extend(self.ids[v] for v in value)
+                elif isinstance(value, torch.fx.Node):
+                    inputs.append(self.ids[value])
+                elif value is None:
+                    inputs.append(-1)
+                else:  # a Python number where the schema takes a tensor
+                    inputs.append(self.scalar(f"{node.name}_{arg.name}", value))
+            elif isinstance(value, torch.fx.Node):
+                raise FrontendError(f"{where}: argument '{arg.name}' computed at run time is not supported")
+            elif value is not None:
+                attrs[arg.name] = _attr(value, where)
+        val = node.meta.get("val")
+        if isinstance(val, (list, tuple)):
+            outs = tuple(self.value_tensor(f"{node.name}_{k}", v, where) if isinstance(v, torch.Tensor) else -1
+                         for k, v in enumerate(val))
+            self.ids[node] = outs
+            results = [o for o in outs if o >= 0]
+        elif isinstance(val, torch.Tensor):
+            self.ids[node] = self.value_tensor(node.name, val, where)
+            results = [self.ids[node]]
+        else:
+            raise FrontendError(f"{where}: result {val!r} is not a tensor")
+        self.graph.add_op(str(node.target), inputs, results, attrs, where)
+
+
+def to_graph(ep: ExportedProgram, float_io: bool = False) -> _ember.Graph:
+    """Ember IR for `ep`, an exported (and usually PT2E-converted) program."""
+    return _Translator(ep).run(float_io)

@@ -1,0 +1,23 @@
+"""Ember model zoo: the MLPerf Tiny models and a small trained digits CNN, in PyTorch.
+
+Each zoo entry is a no-argument callable returning `(model, example_inputs, calibration)`:
+`model` is an `nn.Module` in eval mode with deterministic seeded weights, `example_inputs` a
+1-tuple holding one batch-1 input tensor, and `calibration` a list of such input tuples.
+Note: the entry functions shadow their submodules as attributes (`ember.models.kws` is the
+function); import from the submodule itself for the rest, e.g.
+`from ember.models.digits import DigitsCNN, accuracy` or `from ember.models.kws import DSCNN`.
+`MLPERF_TINY` names the five MLPerf Tiny entries; `ZOO` also holds the trained `digits` model.
+See docs/models.md.
+"""
+from .ad import ad
+from .digits import digits, train_digits
+from .ic import ic
+from .kws import kws
+from .sww import sww
+from .vww import vww
+from . import stats
+
+MLPERF_TINY = ("kws", "vww", "ic", "ad", "sww")
+ZOO = {"kws": kws, "vww": vww, "ic": ic, "ad": ad, "sww": sww, "digits": digits}
+
+__all__ = ["ZOO", "MLPERF_TINY", "kws", "vww", "ic", "ad", "sww", "digits", "train_digits", "stats"]

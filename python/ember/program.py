@@ -1,0 +1,115 @@
+"""A compiled Ember program: the bytes of one program file, and ways to look at and run it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ember import _ember
+
+_NP_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
+
+
+class ProgramError(RuntimeError):
+    """The runtime refused a program file or a run; `status` is the runtime's code name."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(f"{status}: {message}")
+        self.status = status
+
+
+class Program:
+    """One program file. ``run`` executes it with the device runtime compiled for the host."""
+
+    def __init__(self, data: bytes):
+        self.data = bytes(data)
+        self._info = json.loads(_ember.inspect_json(self.data))
+        self._runtime = None
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Program":
+        return cls(Path(path).read_bytes())
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_bytes(self.data)
+
+    def inspect(self) -> dict:
+        """ops, memory (regions, lower bound, peak op), inputs and outputs, sizes."""
+        return self._info
+
+    @property
+    def inputs(self) -> list[dict]:
+        return self._info["inputs"]
+
+    @property
+    def outputs(self) -> list[dict]:
+        return self._info["outputs"]
+
+    @property
+    def arena_bytes(self) -> int:
+        return self._info["memory"]["arena_bytes"]
+
+    def runtime(self) -> _ember.Runtime:
+        if self._runtime is None:
+            rt = _ember.Runtime(self.data)
+            if rt.status != "ok":
+                raise ProgramError(rt.status, f"the runtime rejected the program file ({rt.message})")
+            self._runtime = rt
+        return self._runtime
+
+    def run_raw(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """Runs on exactly the bytes the device sees: stored layout and dtype, no conversion."""
+        if len(inputs) != len(self.inputs):
+            raise ProgramError("runtime_index", f"the program takes {len(self.inputs)} inputs, got {len(inputs)}")
+        data = []
+        for x, info in zip(inputs, self.inputs):
+            x = np.ascontiguousarray(x)
+            if x.dtype != _NP_DTYPES[info["dtype"]] or list(x.shape) != info["shape"]:
+                raise ProgramError("shape_mismatch", f"input {info['name']} is {info['dtype']}{info['shape']}, "
+                                   f"got {x.dtype}{list(x.shape)}")
+            data.append(x.tobytes())
+        status, outs, message = self.runtime().run(data)
+        if status != "ok":
+            raise ProgramError(status, f"the run failed ({message})")
+        return [np.frombuffer(o, dtype=_NP_DTYPES[info["dtype"]]).reshape(info["shape"]).copy()
+                for o, info in zip(outs, self.outputs)]
+
+    def run(self, *inputs: torch.Tensor, dequantize: bool = True):
+        """Runs like the PyTorch model: takes its float (or int8) inputs in its own layout,
+        returns its outputs in its layout, dequantized unless ``dequantize=False``. One output
+        comes back as a tensor, several as a list."""
+        raw = [to_device(torch.as_tensor(x), info) for x, info in zip(inputs, self.inputs)]
+        outs = [from_device(o, info, dequantize) for o, info in zip(self.run_raw(*raw), self.outputs)]
+        return outs[0] if len(outs) == 1 else outs
+
+
+def quantize(x: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
+    """PyTorch's quantize_per_tensor arithmetic: round half to even of x / scale, plus zp."""
+    return torch.clamp(torch.round(x * (1.0 / scale)) + zero_point, -128, 127).to(torch.int8)
+
+
+def to_device(x: torch.Tensor, info: dict) -> np.ndarray:
+    if info["dtype"] == "int8" and x.dtype != torch.int8:
+        x = quantize(x.float(), info["scale"], info["zero_point"])
+    elif info["dtype"] == "float32":
+        x = x.float()
+    if info["layout"] == "ncl_as_nl1c":
+        x = x.unsqueeze(-1)
+    if info["layout"] != "as_model":
+        x = x.permute(0, 2, 3, 1)
+    return x.contiguous().numpy()
+
+
+def from_device(y: np.ndarray, info: dict, dequantize: bool) -> torch.Tensor:
+    t = torch.from_numpy(y)
+    if info["layout"] != "as_model":
+        t = t.permute(0, 3, 1, 2)
+    if info["layout"] == "ncl_as_nl1c":
+        t = t.squeeze(-1)
+    if dequantize and info["dtype"] == "int8":
+        t = (t.float() - info["zero_point"]) * info["scale"]
+    return t
+

@@ -1,0 +1,169 @@
+//===- ember_ext.cc - Python bindings of the compiler and host runtime ----===//
+//
+// The front end (python/ember/frontend.py) builds a compiler::Graph through `Graph`, then
+// calls `compile`. `Runtime` runs a program file with the device runtime on the host.
+// Python stays a thin layer: no graph logic lives on this side.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "compiler/inspect.h"
+#include "compiler/pipeline.h"
+#include "compiler/target.h"
+#include "host_runtime.h"
+#include "kernels/kernel_table.h"
+
+namespace nb = nanobind;
+using namespace ember;
+
+namespace {
+
+compiler::DType parse_dtype(const std::string& name) {
+  if (name == "int8") return compiler::DType::Int8;
+  if (name == "int32") return compiler::DType::Int32;
+  if (name == "int64") return compiler::DType::Int64;
+  if (name == "float32") return compiler::DType::Float32;
+  if (name == "bool") return compiler::DType::Bool;
+  throw std::invalid_argument("unsupported dtype " + name);
+}
+
+compiler::Attr to_attr(const nb::handle& value) {
+  if (nb::isinstance<nb::bool_>(value)) return static_cast<int64_t>(nb::cast<bool>(value));
+  if (nb::isinstance<nb::int_>(value)) return nb::cast<int64_t>(value);
+  if (nb::isinstance<nb::float_>(value)) return nb::cast<double>(value);
+  if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);
+  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+    bool any_float = false;
+    for (nb::handle item : value) any_float |= nb::isinstance<nb::float_>(item);
+    if (any_float) {
+      std::vector<double> v;
+      for (nb::handle item : value) v.push_back(nb::cast<double>(item));
+      return v;
+    }
+    std::vector<int64_t> v;
+    for (nb::handle item : value) v.push_back(nb::cast<int64_t>(item));
+    return v;
+  }
+  throw std::invalid_argument("unsupported attribute value " + nb::cast<std::string>(nb::str(value)));
+}
+
+struct PyGraph {
+  compiler::Graph graph;
+
+  int add_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::string& dtype,
+                 nb::object data) {
+    compiler::Tensor t;
+    t.name = name;
+    t.shape = shape;
+    t.dtype = parse_dtype(dtype);
+    if (!data.is_none()) {
+      const nb::bytes bytes = nb::cast<nb::bytes>(data);
+      if (bytes.size() != t.num_bytes()) throw std::invalid_argument("constant " + name + ": byte size mismatch");
+      t.is_constant = true;
+      t.data.assign(static_cast<const uint8_t*>(bytes.data()), static_cast<const uint8_t*>(bytes.data()) + bytes.size());
+    }
+    return graph.add_tensor(std::move(t));
+  }
+
+  void add_op(const std::string& kind, const std::vector<int>& inputs, const std::vector<int>& outputs,
+              const nb::dict& attrs, const std::string& source) {
+    compiler::Op op;
+    op.kind = kind;
+    op.inputs = inputs;
+    op.outputs = outputs;
+    op.source = source;
+    for (auto [key, value] : attrs) op.attrs[nb::cast<std::string>(key)] = to_attr(value);
+    graph.ops.push_back(std::move(op));
+  }
+};
+
+// A stable identifier per code for Python (the runtime's to_string is prose).
+std::string status_name(rt::Status s) {
+  switch (s) {
+#define EMBER_STATUS_NAME(code, name) case rt::Status::code: return name;
+    EMBER_STATUS_NAME(Ok, "ok")
+    EMBER_STATUS_NAME(Truncated, "truncated")
+    EMBER_STATUS_NAME(BadIdentity, "bad_identity")
+    EMBER_STATUS_NAME(Misaligned, "misaligned")
+    EMBER_STATUS_NAME(BadStructure, "bad_structure")
+    EMBER_STATUS_NAME(UnknownKind, "unknown_kind")
+    EMBER_STATUS_NAME(MissingField, "missing_field")
+    EMBER_STATUS_NAME(BadIndex, "bad_index")
+    EMBER_STATUS_NAME(BadShape, "bad_shape")
+    EMBER_STATUS_NAME(SizeOverflow, "size_overflow")
+    EMBER_STATUS_NAME(DataOutOfBounds, "data_out_of_bounds")
+    EMBER_STATUS_NAME(BadOpSignature, "bad_op_signature")
+    EMBER_STATUS_NAME(BadOpParameter, "bad_op_parameter")
+    EMBER_STATUS_NAME(BadQuantization, "bad_quantization")
+    EMBER_STATUS_NAME(BadGraph, "bad_graph")
+    EMBER_STATUS_NAME(ArenaTooSmall, "arena_too_small")
+    EMBER_STATUS_NAME(RuntimeIndex, "runtime_index")
+    EMBER_STATUS_NAME(ShapeMismatch, "shape_mismatch")
+    EMBER_STATUS_NAME(InvalidState, "invalid_state")
+    EMBER_STATUS_NAME(KernelNotLinked, "kernel_not_linked")
+    EMBER_STATUS_NAME(Internal, "internal")
+#undef EMBER_STATUS_NAME
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+NB_MODULE(_ember, m) {
+  m.doc() = "Ember compiler and host runtime";
+
+  nb::class_<PyGraph>(m, "Graph")
+      .def(nb::init<>())
+      .def("add_tensor", &PyGraph::add_tensor, nb::arg("name"), nb::arg("shape"), nb::arg("dtype"),
+           nb::arg("data") = nb::none())
+      .def("add_op", &PyGraph::add_op)
+      .def("set_io", [](PyGraph& g, std::vector<int> inputs, std::vector<int> outputs, bool float_io) {
+        g.graph.inputs = std::move(inputs);
+        g.graph.outputs = std::move(outputs);
+        g.graph.float_io = float_io;
+      })
+      .def("__str__", [](const PyGraph& g) { return compiler::print_ir(g.graph); });
+
+  // -> (ok, program bytes, diagnostics, IR dumps). The graph is copied; it can be compiled again.
+  m.def("compile", [](const PyGraph& g, const std::string& target, std::vector<std::string> print_ir_after) {
+    compiler::CompileOptions options{std::move(print_ir_after)};
+    compiler::CompileResult r = compiler::compile(g.graph, compiler::find_target(target), options);
+    nb::bytes program(reinterpret_cast<const char*>(r.program.data()), r.program.size());
+    return nb::make_tuple(r.ok, program, r.diagnostics, r.ir_dumps);
+  });
+  m.def("target_names", &compiler::target_names);
+  m.def("inspect_json", [](nb::bytes file) {
+    std::string error;
+    std::string json = compiler::inspect_json(static_cast<const uint8_t*>(file.data()), file.size(), &error);
+    if (json.empty()) throw std::invalid_argument(error);
+    return json;
+  });
+
+  nb::class_<host::HostRuntime>(m, "Runtime")
+      .def("__init__", [](host::HostRuntime* self, nb::bytes file) {
+        new (self) host::HostRuntime(std::string(static_cast<const char*>(file.data()), file.size()));
+      })
+      .def_prop_ro("status", [](const host::HostRuntime& r) { return status_name(r.status()); })
+      .def_prop_ro("message", [](const host::HostRuntime&) { return host::last_runtime_message(); })
+      .def_prop_ro("status_code", [](const host::HostRuntime& r) { return static_cast<int>(r.status()); })
+      .def("region_sizes", [](const host::HostRuntime& r) {
+        std::vector<size_t> sizes;
+        for (size_t i = 0; i < r.program().num_regions(); ++i) sizes.push_back(r.program().region_size(i));
+        return sizes;
+      })
+      .def("rebind", [](host::HostRuntime& r, const std::vector<size_t>& sizes) { return status_name(r.rebind(sizes)); })
+      // -> (status name, [output bytes])
+      .def("run", [](host::HostRuntime& r, const std::vector<nb::bytes>& inputs) {
+        std::vector<std::string> in, out;
+        for (const auto& b : inputs) in.emplace_back(static_cast<const char*>(b.data()), b.size());
+        const rt::Status s = r.run(in, &out);
+        std::vector<nb::bytes> result;
+        for (const auto& o : out) result.emplace_back(o.data(), o.size());
+        return std::make_tuple(status_name(s), result, s == rt::Status::Ok ? std::string() : host::last_runtime_message());
+      });
+}

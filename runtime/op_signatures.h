@@ -1,0 +1,62 @@
+//===- op_signatures.h - Operand counts of every kernel, from kernels.def -===//
+//
+// The verifier checks each op's operand and parameter counts against kernels/kernels.def
+// before any kernel sees the op, so a kernel's own check can index its operands freely. The
+// table is a constexpr array expanded from the .def list (data only: the runtime still links no
+// kernel code). It also fixes the executor's per-op stack arrays: kMaxOpInputs and
+// kMaxOpOutputs bound every op a verified program can hold.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace ember::rt {
+
+/// Counts of one kernel; -1 means variadic (see kMaxVariadicInputs for inputs; a variadic
+/// `ints` count is left to the kernel's check).
+struct OpSignature {
+  int8_t inputs;
+  int8_t outputs;
+  int8_t ints;
+  int8_t floats;
+};
+
+inline constexpr OpSignature kOpSignatures[] = {
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats) {inputs, outputs, ints, floats},
+#include "kernels/kernels.def"
+#undef EMBER_KERNEL
+};
+
+/// Kernel ids by name, in kernels.def order (the id stored in program files).
+enum class KernelId : uint16_t {
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats) name,
+#include "kernels/kernels.def"
+#undef EMBER_KERNEL
+};
+
+/// Kernel ids below this are known to this runtime; others are Status::UnknownKind.
+inline constexpr size_t kNumKnownKernels = sizeof(kOpSignatures) / sizeof(kOpSignatures[0]);
+
+/// A variadic input list holds 1..kMaxVariadicInputs tensors.
+inline constexpr size_t kMaxVariadicInputs = 16;
+
+namespace internal {
+constexpr size_t max_count(bool inputs) {
+  size_t m = inputs ? kMaxVariadicInputs : 0;
+  for (const OpSignature& s : kOpSignatures) {
+    const int8_t n = inputs ? s.inputs : s.outputs;
+    if (n > 0 && static_cast<size_t>(n) > m) m = static_cast<size_t>(n);
+  }
+  return m;
+}
+}  // namespace internal
+
+/// Upper bounds on the operands of any op a verified program holds.
+inline constexpr size_t kMaxOpInputs = internal::max_count(true);
+inline constexpr size_t kMaxOpOutputs = internal::max_count(false);
+
+static_assert(kNumKnownKernels < 0xFFFF, "kernel ids are uint16 in the file");
+static_assert(kMaxOpOutputs >= 1, "every kernel writes an output");
+
+}  // namespace ember::rt

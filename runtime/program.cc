@@ -1,0 +1,150 @@
+//===- program.cc - Loading a program and reading it in place ------------===//
+//
+// load() runs the file checks (program_verifier.cc) and then each op's kernel check, which
+// sees the same views the executor will build, except that arena operands point at a
+// placeholder: checks look at shapes and parameters only, and a present operand must never
+// look absent (absent = data nullptr), so the placeholder is a real, never-written address.
+
+#include "runtime/program.h"
+
+#include "runtime/log.h"
+#include "runtime/op_signatures.h"
+#include "runtime/program_verifier.h"
+#include "schema/program_generated.h"
+
+namespace ember::rt {
+namespace {
+
+namespace fbs = ::ember::schema;
+
+// Constant-initialised (no static constructor); read by no correct kernel check.
+alignas(kDataAlignment) const uint8_t kUnboundData[kDataAlignment] = {};
+
+}  // namespace
+
+Status Program::load(Span<const uint8_t> file, const KernelTable& kernels, Program* out) {
+  if (out == nullptr) return Status::InvalidState;
+  *out = Program();
+  const schema::Program* root = nullptr;
+  EMBER_RETURN_IF_ERROR(internal::verify_file(file, kernels, &root));
+
+  Program p;
+  p.root_ = root;
+  p.kernels_ = kernels;
+  if (root->constant_data() != nullptr) {
+    p.constants_ = root->constant_data()->Data();
+    p.constants_size_ = root->constant_data()->size();
+  }
+  TensorView inputs[kMaxOpInputs];
+  TensorView outputs[kMaxOpOutputs];
+  for (size_t i = 0; i < p.num_ops(); ++i) {
+    OpContext ctx;
+    p.bind_op(i, Span<const Span<uint8_t>>(), inputs, outputs, &ctx);
+    const Status status = kernels.entries[root->ops()->Get(static_cast<uint32_t>(i))->kernel()]
+                              .check(ctx);
+    EMBER_CHECK_OR_RETURN(status == Status::Ok, status,
+                          "op %" PRIu32 " (%s): kernel check failed: %s",
+                          static_cast<uint32_t>(i), p.op_source(i), to_string(status));
+  }
+  *out = p;
+  return Status::Ok;
+}
+
+size_t Program::num_inputs() const { return root_ ? root_->inputs()->size() : 0; }
+size_t Program::num_outputs() const { return root_ ? root_->outputs()->size() : 0; }
+size_t Program::num_tensors() const { return root_ ? root_->tensors()->size() : 0; }
+size_t Program::num_ops() const { return root_ ? root_->ops()->size() : 0; }
+size_t Program::num_regions() const {
+  return root_ && root_->regions() ? root_->regions()->size() : 0;
+}
+
+const char* Program::region_name(size_t index) const {
+  if (index >= num_regions()) return "";
+  const flatbuffers::String* name = root_->regions()->Get(static_cast<uint32_t>(index))->name();
+  return name ? name->c_str() : "";
+}
+
+uint32_t Program::region_size(size_t index) const {
+  if (index >= num_regions()) return 0;
+  return root_->regions()->Get(static_cast<uint32_t>(index))->size();
+}
+
+uint16_t Program::op_kernel(size_t index) const {
+  if (index >= num_ops()) return 0xFFFF;
+  return root_->ops()->Get(static_cast<uint32_t>(index))->kernel();
+}
+
+const char* Program::op_source(size_t index) const {
+  if (index >= num_ops()) return "";
+  const flatbuffers::String* s = root_->ops()->Get(static_cast<uint32_t>(index))->source();
+  return s ? s->c_str() : "";
+}
+
+Status Program::input_info(size_t index, TensorInfo* info) const {
+  return io_info(true, index, info);
+}
+Status Program::output_info(size_t index, TensorInfo* info) const {
+  return io_info(false, index, info);
+}
+
+Status Program::io_info(bool input, size_t index, TensorInfo* info) const {
+  if (root_ == nullptr || info == nullptr) return Status::InvalidState;
+  const flatbuffers::Vector<int32_t>* list = input ? root_->inputs() : root_->outputs();
+  if (index >= list->size()) return Status::RuntimeIndex;
+  const fbs::Tensor& t = *root_->tensors()->Get(
+      static_cast<uint32_t>(list->Get(static_cast<uint32_t>(index))));
+  TensorInfo r;
+  r.rank = static_cast<uint8_t>(t.shape()->size());
+  for (uint8_t d = 0; d < r.rank; ++d) r.dims[d] = t.shape()->Get(d);
+  r.dtype = static_cast<DType>(t.dtype());
+  r.bytes = internal::tensor_bytes(t);
+  if (const fbs::Quantization* q = t.quant()) {
+    r.quantized = true;
+    r.scale = q->scale()->Get(0);
+    r.zero_point = q->zero_point() && q->zero_point()->size() ? q->zero_point()->Get(0) : 0;
+  }
+  r.name = t.name() ? t.name()->c_str() : "";
+  *info = r;
+  return Status::Ok;
+}
+
+void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
+                          TensorView* view) const {
+  *view = TensorView();
+  if (tensor < 0) return;  // absent optional operand
+  const fbs::Tensor& t = *root_->tensors()->Get(static_cast<uint32_t>(tensor));
+  view->rank = static_cast<uint8_t>(t.shape()->size());
+  for (uint8_t d = 0; d < view->rank; ++d) view->dims[d] = t.shape()->Get(d);
+  view->dtype = static_cast<DType>(t.dtype());
+  if (t.storage() == fbs::Storage::Constant) {
+    // Kernels never write inputs; the view type is shared with outputs, hence the cast.
+    view->data = const_cast<uint8_t*>(constants_ + t.offset());
+  } else if (regions.empty()) {
+    view->data = const_cast<uint8_t*>(kUnboundData);
+  } else {
+    view->data = regions[t.region()].data() + t.offset();
+  }
+}
+
+void Program::bind_op(size_t index, Span<const Span<uint8_t>> regions, TensorView* inputs,
+                      TensorView* outputs, OpContext* ctx) const {
+  const fbs::Op& op = *root_->ops()->Get(static_cast<uint32_t>(index));
+  const uint32_t ni = op.inputs()->size(), no = op.outputs()->size();
+  for (uint32_t i = 0; i < ni; ++i) bind_tensor(op.inputs()->Get(i), regions, &inputs[i]);
+  for (uint32_t i = 0; i < no; ++i) bind_tensor(op.outputs()->Get(i), regions, &outputs[i]);
+  ctx->inputs = inputs;
+  ctx->num_inputs = ni;
+  ctx->outputs = outputs;
+  ctx->num_outputs = no;
+  // Zero-copy: the verifier has checked these vectors are inside the file and 4-byte aligned.
+  ctx->ints = op.ints() ? op.ints()->data() : nullptr;
+  ctx->num_ints = op.ints() ? op.ints()->size() : 0;
+  ctx->floats = op.floats() ? op.floats()->data() : nullptr;
+  ctx->num_floats = op.floats() ? op.floats()->size() : 0;
+}
+
+KernelFn Program::run_fn(size_t op) const {
+  return kernels_.entries[root_->ops()->Get(static_cast<uint32_t>(op))->kernel()].run;
+}
+
+}  // namespace ember::rt

@@ -1,0 +1,344 @@
+//===- program_verifier.cc - The load-time checks of a program file ------===//
+//
+// Checks run in the order of docs/runtime.md, cheapest and most basic first, so the Status
+// names the most fundamental problem: a truncated file is reported as Truncated even though
+// its structure is also broken. After flatbuffers::Verifier every offset, vector and string is
+// inside the file; everything after it checks what the fields mean.
+
+#include "runtime/program_verifier.h"
+
+#include <stdint.h>
+
+#include "runtime/log.h"
+#include "runtime/op_signatures.h"
+#include "runtime/program.h"
+#include "schema/program_generated.h"
+
+// Vectors of int32/float are handed to kernels in place, which needs the file's byte order.
+static_assert(FLATBUFFERS_LITTLEENDIAN, "Ember reads program files in place: little-endian only");
+
+namespace ember::rt::internal {
+namespace {
+
+namespace fbs = ::ember::schema;
+
+// Size arithmetic is 32-bit on purpose: it is what an MCU's size_t holds, so a file that
+// passes on the host cannot wrap on the device.
+bool mul_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_mul_overflow(a, b, out); }
+bool add_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_add_overflow(a, b, out); }
+
+uint32_t u32(size_t n) { return static_cast<uint32_t>(n); }
+
+template <typename T>
+uint32_t count(const flatbuffers::Vector<T>* v) {
+  return v == nullptr ? 0 : v->size();
+}
+
+struct Limits {
+  uint32_t num_tensors;
+  uint32_t num_regions;
+  uint32_t region_size[kMaxRegions];
+  uint32_t constants_size;
+};
+
+Status check_header(Span<const uint8_t> file) {
+  EMBER_CHECK_OR_RETURN(file.data() != nullptr && file.size() >= 8, Status::Truncated,
+                        "program: %" PRIu32 " bytes, a header needs 8", u32(file.size()));
+  EMBER_CHECK_OR_RETURN(fbs::ProgramBufferHasIdentifier(file.data()), Status::BadIdentity,
+                        "program: file identifier is not \"%s\"", fbs::ProgramIdentifier());
+  EMBER_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(file.data()) % kDataAlignment == 0,
+                        Status::Misaligned, "program: file not %" PRIu32 "-byte aligned",
+                        u32(kDataAlignment));
+  const uint32_t root = flatbuffers::ReadScalar<uint32_t>(file.data());
+  EMBER_CHECK_OR_RETURN(root <= file.size() - 4, Status::Truncated,
+                        "program: root table at %" PRIu32 " past the end (%" PRIu32 " bytes)",
+                        root, u32(file.size()));
+  // flatbuffers::Verifier asserts (rather than fails) above this size.
+  EMBER_CHECK_OR_RETURN(file.size() < FLATBUFFERS_MAX_BUFFER_SIZE, Status::BadStructure,
+                        "program: file larger than a flatbuffer can be");
+  flatbuffers::Verifier::Options options;
+  options.max_depth = kVerifierMaxDepth;
+  options.max_tables = kVerifierMaxTables;
+  options.check_alignment = true;
+  flatbuffers::Verifier verifier(file.data(), file.size(), options);
+  EMBER_CHECK_OR_RETURN(fbs::VerifyProgramBuffer(verifier), Status::BadStructure,
+                        "program: flatbuffers verification failed");
+  return Status::Ok;
+}
+
+// Positive, finite and non-zero, tested on the bits: the core does no float arithmetic.
+bool valid_scale_bits(uint32_t bits) {
+  return (bits >> 31) == 0 && ((bits >> 23) & 0xFFu) != 0xFFu && bits != 0;
+}
+
+Status check_quantization(uint32_t index, const fbs::Tensor& t) {
+  const fbs::Quantization* q = t.quant();
+  if (q == nullptr) return Status::Ok;
+  const uint32_t n = count(q->scale());
+  const uint32_t rank = t.shape()->size();
+  EMBER_CHECK_OR_RETURN(n >= 1, Status::BadQuantization, "tensor %" PRIu32 ": no scale", index);
+  const int32_t axis = q->axis();
+  EMBER_CHECK_OR_RETURN(axis == -1 || (axis >= 0 && static_cast<uint32_t>(axis) < rank),
+                        Status::BadQuantization, "tensor %" PRIu32 ": axis %" PRId32, index,
+                        axis);
+  if (n > 1) {
+    EMBER_CHECK_OR_RETURN(axis >= 0 && t.shape()->Get(static_cast<uint32_t>(axis)) ==
+                                           static_cast<int32_t>(n),
+                          Status::BadQuantization,
+                          "tensor %" PRIu32 ": %" PRIu32 " scales do not match axis %" PRId32,
+                          index, n, axis);
+  }
+  const uint8_t* scale_bytes = q->scale()->Data();
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t bits = flatbuffers::ReadScalar<uint32_t>(scale_bytes + 4 * i);
+    EMBER_CHECK_OR_RETURN(valid_scale_bits(bits), Status::BadQuantization,
+                          "tensor %" PRIu32 ": scale %" PRIu32 " not positive and finite",
+                          index, i);
+  }
+  const uint32_t nz = count(q->zero_point());
+  EMBER_CHECK_OR_RETURN(nz == 0 || nz == n, Status::BadQuantization,
+                        "tensor %" PRIu32 ": %" PRIu32 " zero points for %" PRIu32 " scales",
+                        index, nz, n);
+  if (t.dtype() == fbs::DType::Int8) {
+    for (uint32_t i = 0; i < nz; ++i) {
+      const int32_t zp = q->zero_point()->Get(i);
+      EMBER_CHECK_OR_RETURN(zp >= -128 && zp <= 127, Status::BadQuantization,
+                            "tensor %" PRIu32 ": zero point %" PRId32 " outside int8", index,
+                            zp);
+    }
+  }
+  return Status::Ok;
+}
+
+Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
+  EMBER_CHECK_OR_RETURN(t.shape() != nullptr, Status::MissingField,
+                        "tensor %" PRIu32 ": no shape", index);
+  const int dtype = static_cast<int>(t.dtype());
+  EMBER_CHECK_OR_RETURN(dtype >= 0 && dtype <= static_cast<int>(fbs::DType::MAX),
+                        Status::UnknownKind, "tensor %" PRIu32 ": dtype %d", index, dtype);
+  const int storage = static_cast<int>(t.storage());
+  EMBER_CHECK_OR_RETURN(storage >= 0 && storage <= static_cast<int>(fbs::Storage::MAX),
+                        Status::UnknownKind, "tensor %" PRIu32 ": storage %d", index, storage);
+  const flatbuffers::Vector<int32_t>& shape = *t.shape();
+  EMBER_CHECK_OR_RETURN(shape.size() <= kMaxRank, Status::BadShape,
+                        "tensor %" PRIu32 ": rank %" PRIu32 " > %" PRIu32, index, shape.size(),
+                        u32(kMaxRank));
+  bool empty = false;
+  for (uint32_t d = 0; d < shape.size(); ++d) {
+    EMBER_CHECK_OR_RETURN(shape.Get(d) >= 0, Status::BadShape,
+                          "tensor %" PRIu32 ": dim %" PRIu32 " is %" PRId32, index, d,
+                          shape.Get(d));
+    empty = empty || shape.Get(d) == 0;
+  }
+  const uint32_t elem = dtype_bytes(static_cast<DType>(dtype));
+  uint32_t bytes = empty ? 0 : elem;
+  for (uint32_t d = 0; d < shape.size() && !empty; ++d) {
+    EMBER_CHECK_OR_RETURN(mul_u32(bytes, static_cast<uint32_t>(shape.Get(d)), &bytes),
+                          Status::SizeOverflow, "tensor %" PRIu32 ": byte size overflows",
+                          index);
+  }
+  EMBER_RETURN_IF_ERROR(check_quantization(index, t));
+
+  uint32_t end = 0;
+  EMBER_CHECK_OR_RETURN(add_u32(t.offset(), bytes, &end), Status::SizeOverflow,
+                        "tensor %" PRIu32 ": offset + size overflows", index);
+  if (t.storage() == fbs::Storage::Constant) {
+    EMBER_CHECK_OR_RETURN(t.offset() % kDataAlignment == 0, Status::Misaligned,
+                          "tensor %" PRIu32 ": constant offset %" PRIu32 " not aligned", index,
+                          t.offset());
+    EMBER_CHECK_OR_RETURN(end <= lim.constants_size, Status::DataOutOfBounds,
+                          "tensor %" PRIu32 ": bytes [%" PRIu32 ", %" PRIu32
+                          ") past constant data (%" PRIu32 ")",
+                          index, t.offset(), end, lim.constants_size);
+  } else {
+    EMBER_CHECK_OR_RETURN(t.region() < lim.num_regions, Status::BadIndex,
+                          "tensor %" PRIu32 ": region %" PRIu32 " of %" PRIu32, index,
+                          t.region(), lim.num_regions);
+    // Region bases are 16-byte aligned, so this makes every element naturally aligned
+    // (Cortex-M0 faults on unaligned word access).
+    EMBER_CHECK_OR_RETURN(t.offset() % elem == 0, Status::Misaligned,
+                          "tensor %" PRIu32 ": offset %" PRIu32 " not aligned", index,
+                          t.offset());
+    EMBER_CHECK_OR_RETURN(end <= lim.region_size[t.region()], Status::DataOutOfBounds,
+                          "tensor %" PRIu32 ": bytes [%" PRIu32 ", %" PRIu32
+                          ") past region %" PRIu32 " (%" PRIu32 ")",
+                          index, t.offset(), end, t.region(), lim.region_size[t.region()]);
+  }
+  return Status::Ok;
+}
+
+// A view re-reads another arena tensor's bytes under another shape: same region, offset and
+// byte size, and the source is no view itself (no chains to follow on the device).
+Status check_view(uint32_t index, const fbs::Tensor& t, const fbs::Program& p) {
+  const int32_t v = t.view_of();
+  if (v == -1) return Status::Ok;
+  EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < p.tensors()->size(), Status::BadIndex,
+                        "tensor %" PRIu32 ": view of tensor %" PRId32, index, v);
+  const fbs::Tensor& src = *p.tensors()->Get(static_cast<uint32_t>(v));
+  EMBER_CHECK_OR_RETURN(t.storage() == fbs::Storage::Arena && src.storage() == fbs::Storage::Arena &&
+                            src.view_of() == -1 && src.region() == t.region() &&
+                            src.offset() == t.offset(),
+                        Status::BadGraph, "tensor %" PRIu32 ": not a valid view of tensor %" PRId32,
+                        index, v);
+  EMBER_CHECK_OR_RETURN(tensor_bytes(src) == tensor_bytes(t), Status::BadShape,
+                        "tensor %" PRIu32 ": view size differs from tensor %" PRId32, index, v);
+  return Status::Ok;
+}
+
+bool count_ok(int8_t expected, uint32_t actual, uint32_t variadic_max) {
+  if (expected >= 0) return actual == static_cast<uint32_t>(expected);
+  return actual >= 1 && actual <= variadic_max;
+}
+
+Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
+                const KernelTable& kernels) {
+  const uint16_t id = op.kernel();
+  EMBER_CHECK_OR_RETURN(id < kNumKnownKernels, Status::UnknownKind,
+                        "op %" PRIu32 ": kernel id %" PRIu32, index, uint32_t{id});
+  EMBER_CHECK_OR_RETURN(op.inputs() != nullptr && op.outputs() != nullptr, Status::MissingField,
+                        "op %" PRIu32 ": no operand list", index);
+  const OpSignature& sig = kOpSignatures[id];
+  const uint32_t ni = op.inputs()->size(), no = op.outputs()->size();
+  const uint32_t nints = count(op.ints()), nfloats = count(op.floats());
+  EMBER_CHECK_OR_RETURN(count_ok(sig.inputs, ni, kMaxVariadicInputs) &&
+                            count_ok(sig.outputs, no, kMaxOpOutputs) &&
+                            (sig.ints < 0 || nints == static_cast<uint32_t>(sig.ints)) &&
+                            (sig.floats < 0 || nfloats == static_cast<uint32_t>(sig.floats)),
+                        Status::BadOpSignature,
+                        "op %" PRIu32 ": %" PRIu32 " inputs, %" PRIu32 " outputs, %" PRIu32
+                        " ints, %" PRIu32 " floats do not match kernel %" PRIu32,
+                        index, ni, no, nints, nfloats, uint32_t{id});
+  const uint32_t nt = p.tensors()->size();
+  for (uint32_t i = 0; i < ni; ++i) {
+    const int32_t t = op.inputs()->Get(i);
+    EMBER_CHECK_OR_RETURN(t == -1 || (t >= 0 && static_cast<uint32_t>(t) < nt),
+                          Status::BadIndex, "op %" PRIu32 ": input %" PRIu32 " is %" PRId32,
+                          index, i, t);
+  }
+  for (uint32_t i = 0; i < no; ++i) {
+    const int32_t t = op.outputs()->Get(i);
+    EMBER_CHECK_OR_RETURN(t >= 0 && static_cast<uint32_t>(t) < nt, Status::BadIndex,
+                          "op %" PRIu32 ": output %" PRIu32 " is %" PRId32, index, i, t);
+    const fbs::Tensor& out = *p.tensors()->Get(static_cast<uint32_t>(t));
+    EMBER_CHECK_OR_RETURN(out.storage() == fbs::Storage::Arena && out.view_of() == -1,
+                          Status::BadGraph, "op %" PRIu32 ": writes constant or view tensor %" PRId32,
+                          index, t);
+  }
+  const bool linked = kernels.entries != nullptr && id < kernels.size &&
+                      kernels.entries[id].check != nullptr && kernels.entries[id].run != nullptr;
+  EMBER_CHECK_OR_RETURN(linked, Status::KernelNotLinked,
+                        "op %" PRIu32 ": kernel %" PRIu32 " not linked", index, uint32_t{id});
+  return Status::Ok;
+}
+
+Status check_io(const flatbuffers::Vector<int32_t>& list, const fbs::Program& p,
+                const char* what) {
+  const uint32_t nt = p.tensors()->size();
+  for (uint32_t i = 0; i < list.size(); ++i) {
+    const int32_t t = list.Get(i);
+    EMBER_CHECK_OR_RETURN(t >= 0 && static_cast<uint32_t>(t) < nt, Status::BadIndex,
+                          "program %s %" PRIu32 " is tensor %" PRId32, what, i, t);
+    EMBER_CHECK_OR_RETURN(
+        p.tensors()->Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena,
+        Status::BadGraph, "program %s %" PRIu32 " is a constant", what, i);
+  }
+  return Status::Ok;
+}
+
+// Walks the ops in order, tracking which tensor indices hold a value. The set lives in a
+// fixed bitmap on the stack, one chunk of tensor indices per pass: no heap, bounded stack,
+// and a single pass for models with up to kChunk tensors. Tracking is per tensor index, not
+// per address: two tensors planned at the same bytes are still distinct values.
+Status check_graph(const fbs::Program& p) {
+  constexpr uint32_t kChunk = 1024;
+  const uint32_t nt = p.tensors()->size();
+  auto root = [&](int32_t t) {  // a view holds a value when its source does (verified above)
+    if (t < 0) return t;
+    const int32_t v = p.tensors()->Get(static_cast<uint32_t>(t))->view_of();
+    return v >= 0 ? v : t;
+  };
+  for (uint32_t base = 0; base < nt; base += kChunk) {
+    uint32_t written[kChunk / 32] = {};
+    auto in_chunk = [&](int32_t t) {
+      return t >= 0 && static_cast<uint32_t>(t) >= base && static_cast<uint32_t>(t) - base < kChunk;
+    };
+    auto bit = [&](int32_t t) { return static_cast<uint32_t>(t) - base; };
+    for (int32_t t : *p.inputs())
+      if (in_chunk(t)) written[bit(t) / 32] |= 1u << (bit(t) % 32);
+    for (uint32_t o = 0; o < p.ops()->size(); ++o) {
+      const fbs::Op& op = *p.ops()->Get(o);
+      for (int32_t input : *op.inputs()) {
+        const int32_t t = root(input);
+        if (!in_chunk(t)) continue;
+        if (p.tensors()->Get(static_cast<uint32_t>(t))->storage() != fbs::Storage::Arena)
+          continue;
+        EMBER_CHECK_OR_RETURN((written[bit(t) / 32] >> (bit(t) % 32)) & 1u, Status::BadGraph,
+                              "op %" PRIu32 ": reads tensor %" PRId32 " before any op writes it",
+                              o, t);
+      }
+      for (int32_t t : *op.outputs())
+        if (in_chunk(t)) written[bit(t) / 32] |= 1u << (bit(t) % 32);
+    }
+    for (int32_t output : *p.outputs()) {
+      const int32_t t = root(output);
+      if (!in_chunk(t)) continue;
+      EMBER_CHECK_OR_RETURN((written[bit(t) / 32] >> (bit(t) % 32)) & 1u, Status::BadGraph,
+                            "program output tensor %" PRId32 " is never written", t);
+    }
+  }
+  return Status::Ok;
+}
+
+}  // namespace
+
+uint32_t tensor_bytes(const schema::Tensor& tensor) {
+  uint32_t bytes = dtype_bytes(static_cast<DType>(tensor.dtype()));
+  for (int32_t d : *tensor.shape()) bytes *= static_cast<uint32_t>(d);
+  return bytes;
+}
+
+Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
+                   const schema::Program** root) {
+  EMBER_RETURN_IF_ERROR(check_header(file));
+  const fbs::Program& p = *fbs::GetProgram(file.data());
+  EMBER_CHECK_OR_RETURN(p.version() == kSchemaVersion, Status::BadIdentity,
+                        "program: schema version %" PRIu32 ", runtime reads %" PRIu32,
+                        p.version(), kSchemaVersion);
+  EMBER_CHECK_OR_RETURN(p.constant_data() == nullptr ||
+                            reinterpret_cast<uintptr_t>(p.constant_data()->Data()) %
+                                    kDataAlignment ==
+                                0,
+                        Status::Misaligned, "program: constant data not %" PRIu32 "-byte aligned",
+                        u32(kDataAlignment));
+  EMBER_CHECK_OR_RETURN(p.tensors() != nullptr && p.ops() != nullptr && p.inputs() != nullptr &&
+                            p.outputs() != nullptr,
+                        Status::MissingField, "program: tensors, ops, inputs or outputs missing");
+
+  Limits lim = {};
+  lim.num_tensors = p.tensors()->size();
+  lim.num_regions = count(p.regions());
+  lim.constants_size = count(p.constant_data());
+  EMBER_CHECK_OR_RETURN(lim.num_regions <= kMaxRegions, Status::BadIndex,
+                        "program: %" PRIu32 " regions, runtime supports %" PRIu32,
+                        lim.num_regions, u32(kMaxRegions));
+  for (uint32_t r = 0; r < lim.num_regions; ++r) lim.region_size[r] = p.regions()->Get(r)->size();
+  for (uint32_t i = 0; i < count(p.kernels()); ++i) {
+    EMBER_CHECK_OR_RETURN(p.kernels()->Get(i) < kNumKnownKernels, Status::UnknownKind,
+                          "program: kernel list names id %" PRIu32, uint32_t{p.kernels()->Get(i)});
+  }
+  for (uint32_t i = 0; i < lim.num_tensors; ++i)
+    EMBER_RETURN_IF_ERROR(check_tensor(i, *p.tensors()->Get(i), lim));
+  for (uint32_t i = 0; i < lim.num_tensors; ++i)
+    EMBER_RETURN_IF_ERROR(check_view(i, *p.tensors()->Get(i), p));
+  EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), p, "input"));
+  EMBER_RETURN_IF_ERROR(check_io(*p.outputs(), p, "output"));
+  for (uint32_t i = 0; i < p.ops()->size(); ++i)
+    EMBER_RETURN_IF_ERROR(check_op(i, *p.ops()->Get(i), p, kernels));
+  EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(p.ops()->size()),
+                        Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
+  EMBER_RETURN_IF_ERROR(check_graph(p));
+  *root = &p;
+  return Status::Ok;
+}
+
+}  // namespace ember::rt::internal

@@ -1,0 +1,35 @@
+"""Shared helpers for the Python tests: compile a module with Ember and compare it with
+PyTorch's own quantized reference (the converted PT2E graph, float math between q/dq)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import pytest
+import torch
+
+os.environ.setdefault("TQDM_DISABLE", "1")
+warnings.filterwarnings("ignore")
+
+
+def quanta_apart(program, ep, inputs) -> int:
+    """Largest difference, in output quanta, between Ember's host run and PyTorch's reference
+    for one input tuple. Outputs are compared as int8 codes."""
+    ref = ep.module()(*inputs)
+    refs = ref if isinstance(ref, (list, tuple)) else [ref]
+    got = program.run(*inputs, dequantize=False)
+    gots = got if isinstance(got, list) else [got]
+    worst = 0
+    for r, g, info in zip(refs, gots, program.outputs):
+        if info["dtype"] == "int8":
+            r_q = torch.round(r / info["scale"]) + info["zero_point"]
+            worst = max(worst, int((g.float() - r_q).abs().max()))
+        else:
+            worst = max(worst, float((g - r).abs().max()))
+    return worst
+
+
+@pytest.fixture(scope="session")
+def torch_threads():
+    torch.set_num_threads(1)

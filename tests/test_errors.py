@@ -1,0 +1,131 @@
+"""Bad input gets its own clear error: malformed program files, a too-small arena, wrong input
+shape or dtype at run time, and an unsupported op at compile time (named, with its source)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+import torch
+from torch import nn
+
+import ember
+from ember import _ember
+import fbpatch
+
+
+@pytest.fixture(scope="module")
+def program() -> ember.Program:
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(8 * 6 * 6, 4))
+    model.eval()
+    x = torch.randn(1, 3, 6, 6)
+    return ember.compile(model, (x,), calibration=[(x,), (x * 2,)], target="host")
+
+
+def status_of(data: bytes) -> str:
+    return _ember.Runtime(bytes(data)).status
+
+
+def test_valid_program_loads(program):
+    assert status_of(program.data) == "ok"
+
+
+def test_truncated_file(program):
+    assert status_of(program.data[:5]) == "truncated"
+    assert status_of(program.data[: len(program.data) // 2]) in ("truncated", "bad_structure")
+
+
+def test_wrong_identifier(program):
+    data = bytearray(program.data)
+    data[4:8] = b"XXXX"
+    assert status_of(data) == "bad_identity"
+
+
+def test_wrong_schema_version(program):
+    data = bytearray(program.data)
+    pos = fbpatch.field_pos(data, fbpatch.root(data), fbpatch.PROGRAM["version"])
+    struct.pack_into("<I", data, pos, 99)
+    assert status_of(data) == "bad_identity"
+
+
+def _op_input_pos(data, op: int, operand: int) -> int:
+    table = fbpatch.table_in_vector(data, fbpatch.root(data), fbpatch.PROGRAM["ops"], op)
+    start, _ = fbpatch.vector(data, table, fbpatch.OP["inputs"])
+    return start + 4 * operand
+
+
+def test_tensor_index_out_of_range(program):
+    data = bytearray(program.data)
+    struct.pack_into("<i", data, _op_input_pos(data, 0, 0), 10_000)
+    assert status_of(data) == "bad_index"
+
+
+def _constant_tensor(data) -> int:
+    """A constant tensor whose offset field is stored (offset 0 is the default and omitted)."""
+    tensors, count = fbpatch.vector(data, fbpatch.root(data), fbpatch.PROGRAM["tensors"])
+    for i in range(count):
+        t = fbpatch.deref(data, tensors + 4 * i)
+        storage = fbpatch.field_pos(data, t, fbpatch.TENSOR["storage"])
+        if storage is not None and data[storage] == 1 and fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"]):
+            return t
+    raise AssertionError("no constant tensor")
+
+
+def test_constant_offset_out_of_bounds(program):
+    data = bytearray(program.data)
+    t = _constant_tensor(data)
+    struct.pack_into("<I", data, fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"]), 0x7FFF_FFF0)
+    assert status_of(data) == "data_out_of_bounds"
+
+
+def test_arena_offset_out_of_region(program):
+    data = bytearray(program.data)
+    tensors, count = fbpatch.vector(data, fbpatch.root(data), fbpatch.PROGRAM["tensors"])
+    for i in range(count):
+        t = fbpatch.deref(data, tensors + 4 * i)
+        storage = fbpatch.field_pos(data, t, fbpatch.TENSOR["storage"])
+        offset = fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"])
+        if (storage is None or data[storage] == 0) and offset is not None:
+            struct.pack_into("<I", data, offset, 0x10_0000)
+            assert status_of(data) == "data_out_of_bounds"
+            return
+    raise AssertionError("no arena tensor with a stored offset")
+
+
+def test_arena_smaller_than_stated(program):
+    rt = _ember.Runtime(program.data)
+    need = rt.region_sizes()[0]
+    for size in (0, 16, need - 16):
+        assert rt.rebind([size]) == "arena_too_small"
+        assert str(need) in rt.message
+    assert rt.rebind([need]) == "ok"
+
+
+def test_wrong_input_shape_or_dtype(program):
+    rt = _ember.Runtime(program.data)
+    info = program.inputs[0]
+    n = 1
+    for d in info["shape"]:
+        n *= d
+    status, _, _ = rt.run([b"\0" * (n - 1)])
+    assert status == "shape_mismatch"
+    status, _, _ = rt.run([b"\0" * (4 * n)])  # float32 bytes for an int8 input
+    assert status == "shape_mismatch"
+    status, _, _ = rt.run([])
+    assert status == "runtime_index"
+    with pytest.raises(ember.ProgramError, match="shape_mismatch"):
+        program.run_raw(torch.zeros(1, 3, 6, 7, dtype=torch.int8).numpy())
+
+
+class Cumsum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)  # no Ember kernel: the compiler must name this line
+
+
+def test_unsupported_op_names_op_and_source_line():
+    x = torch.randn(1, 8)
+    with pytest.raises(ember.CompileError) as err:
+        ember.compile(Cumsum(), (x,), calibration=[(x,)], target="host")
+    message = str(err.value)
+    assert "aten.cumsum" in message
+    assert "test_errors.py:" in message

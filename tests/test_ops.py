@@ -1,0 +1,138 @@
+"""Every op Ember supports, alone, on randomized shapes and parameters: the host runtime's int8
+result is at most 1 quantum from PyTorch's converted (quantized reference) graph."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import ember
+from conftest import quanta_apart
+
+CASES = 4  # random instances per op
+
+
+class Conv(nn.Module):
+    def __init__(self, cin, cout, k, stride, pad, dilation, groups, act):
+        super().__init__()
+        self.pad = pad
+        self.conv = nn.Conv2d(cin, cout, k, stride=stride, dilation=dilation, groups=groups)
+        self.act = act
+
+    def forward(self, x):
+        x = F.pad(x, self.pad) if any(self.pad) else x
+        return self.act(self.conv(x))
+
+
+ACTS = [nn.Identity(), nn.ReLU(), nn.ReLU6(), nn.Hardtanh(-0.5, 0.5)]
+
+
+def _conv_case(rng: random.Random, depthwise: bool):
+    cin = rng.choice([1, 3, 5, 8, 13])
+    mult = rng.choice([1, 2]) if depthwise else 1
+    cout = cin * mult if depthwise else rng.choice([1, 4, 7, 16])
+    k = (rng.choice([1, 3, 5]), rng.choice([1, 3]))
+    stride = rng.choice([1, 2])
+    dilation = rng.choice([1, 1, 2])
+    pad = tuple(rng.choice([0, 1, 2]) for _ in range(4))  # left, right, top, bottom: asymmetric
+    h, w = rng.randint(7, 14), rng.randint(7, 14)
+    module = Conv(cin, cout, k, stride, pad, dilation, cin if depthwise else 1, rng.choice(ACTS))
+    return module, (torch.randn(1, cin, h, w) * rng.choice([0.5, 2.0]) + rng.choice([-1.0, 0.0, 3.0]),)
+
+
+class Linear(nn.Module):
+    def __init__(self, k, n, act):
+        super().__init__()
+        self.fc = nn.Linear(k, n)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+class Lambda(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def _shape4(rng):
+    return (1, rng.choice([1, 3, 6, 9]), rng.randint(3, 9), rng.randint(3, 9))
+
+
+def make_case(op: str, seed: int):
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    if op == "conv2d":
+        return _conv_case(rng, depthwise=False)
+    if op == "depthwise_conv2d":
+        return _conv_case(rng, depthwise=True)
+    if op == "linear":
+        k, n = rng.randint(3, 40), rng.randint(1, 20)
+        return Linear(k, n, rng.choice(ACTS)), (torch.randn(1, k) * 2,)
+    if op == "conv1d":
+        cin, cout, k = rng.choice([3, 8]), rng.choice([4, 9]), rng.choice([1, 3, 5])
+        conv = nn.Conv1d(cin, cout, k, stride=rng.choice([1, 2]), groups=1)
+        return nn.Sequential(conv, nn.ReLU()), (torch.randn(1, cin, rng.randint(8, 20)),)
+    s = _shape4(rng)
+    if op in ("add", "mul"):
+        fn = torch.add if op == "add" else torch.mul
+        b_shape = rng.choice([s, (1, s[1], 1, 1), (1, 1, s[2], s[3])])
+        act = rng.choice([nn.Identity(), nn.ReLU()])
+        scale = rng.choice([0.3, 1.0, 4.0])
+        return Lambda(lambda a, b: act(fn(a, b))), (torch.randn(s), torch.randn(b_shape) * scale + 0.5)
+    if op == "avg_pool2d":
+        k, st = rng.choice([2, 3]), rng.choice([1, 2])
+        p = rng.choice([0, 1]) if k == 3 else 0
+        return nn.AvgPool2d(k, st, padding=p, count_include_pad=rng.choice([True, False])), (torch.randn(s),)
+    if op == "max_pool2d":
+        k, st = rng.choice([2, 3]), rng.choice([1, 2])
+        return nn.MaxPool2d(k, st, padding=rng.choice([0, 1]) if k == 3 else 0), (torch.randn(s),)
+    if op == "global_avg_pool":
+        pool = rng.choice([nn.AdaptiveAvgPool2d(1), Lambda(lambda x: x.mean(dim=(2, 3), keepdim=True))])
+        return pool, (torch.randn(s) + 1,)
+    if op == "softmax":
+        return nn.Softmax(dim=-1), (torch.randn(1, rng.randint(2, 30)) * rng.choice([1, 4]),)
+    if op in ("sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu", "relu", "relu6"):
+        fn = {"sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "hardswish": nn.Hardswish(),
+              "hardsigmoid": nn.Hardsigmoid(), "gelu": nn.GELU(), "silu": nn.SiLU(),
+              "relu": nn.ReLU(), "relu6": nn.ReLU6()}[op]
+        # Alone on the (quantized) model input: a standalone int8 op, a lookup table.
+        return fn, (torch.randn(s) * 3,)
+    if op == "flatten_linear":
+        return nn.Sequential(nn.Conv2d(s[1], 4, 3, padding=1), nn.Flatten(), nn.Linear(4 * s[2] * s[3], 5)), \
+            (torch.randn(s),)
+    if op == "permute":
+        return nn.Sequential(nn.Conv2d(s[1], 4, 1), Lambda(lambda x: x.permute(0, 2, 3, 1).reshape(1, -1))), \
+            (torch.randn(s),)
+    if op == "cat":
+        conv_a, conv_b = nn.Conv2d(s[1], 3, 1), nn.Conv2d(s[1], 5, 1)
+        return Lambda(lambda x: torch.cat([conv_a(x), conv_b(x)], dim=1)), (torch.randn(s),)
+    if op == "pad":
+        pads = tuple(rng.choice([0, 1, 2]) for _ in range(4))
+        return nn.Sequential(nn.Conv2d(s[1], 4, 1), Lambda(lambda x: F.pad(x, pads))), (torch.randn(s),)
+    raise ValueError(op)
+
+
+OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
+       "global_avg_pool", "softmax", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
+       "relu", "relu6", "flatten_linear", "permute", "cat", "pad"]
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.parametrize("op", OPS)
+def test_op_matches_pytorch_reference(op, seed):
+    module, inputs = make_case(op, seed)
+    module.eval()
+    calibration = [tuple(x * (1 + 0.1 * i) for x in inputs) for i in range(4)]
+    ep = ember.quantize(module, inputs, calibration)
+    program = ember.lower(ep, target="host")
+    for sample in calibration[:2]:
+        assert quanta_apart(program, ep, sample) <= 1

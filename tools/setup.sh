@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything Ember needs on a fresh Debian machine (idempotent), then builds and
+# installs the Python package in editable mode. Run as root or with sudo available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev)
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PIP="python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore"
+# torch 2.13.0's CPU build is on disk on these machines; pinning it avoids a multi-GB download.
+$PIP torch==2.13.0 torchao==0.18.0 numpy==2.4.6 tqdm==4.70.1 scikit-learn==1.9.1 \
+  pytest==9.0.3 scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5 ninja==1.13.2
+$PIP --no-build-isolation -e .
