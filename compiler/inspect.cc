@@ -67,6 +67,28 @@ std::string io(const fb::Program& p, int32_t index) {
   return out + "}";
 }
 
+// Multiply-accumulates of one op: convolutions and fully connected layers only (the counting
+// rule of ember.models.stats). conv filters are OHWI, depthwise 1HWC, linear [O, K].
+uint64_t op_macs(const fb::Program& p, const fb::Op& op, const std::string& kernel) {
+  auto shape = [&](int32_t t) -> const flatbuffers::Vector<int32_t>* {
+    if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return nullptr;
+    return p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->shape();
+  };
+  if (!op.inputs() || op.inputs()->size() < 2 || !op.outputs() || op.outputs()->size() < 1) return 0;
+  const auto* filter = shape(op.inputs()->Get(1));
+  const auto* out = shape(op.outputs()->Get(0));
+  if (!filter || !out || filter->size() == 0) return 0;
+  uint64_t out_elems = 1, filter_elems = 1;
+  for (int32_t d : *out) out_elems *= static_cast<uint64_t>(d);
+  for (int32_t d : *filter) filter_elems *= static_cast<uint64_t>(d);
+  const uint64_t first = static_cast<uint64_t>(filter->Get(0));
+  const uint64_t last = static_cast<uint64_t>(filter->Get(filter->size() - 1));
+  if (kernel.rfind("depthwise_conv2d", 0) == 0) return last ? out_elems * (filter_elems / last) : 0;
+  if (kernel.rfind("conv2d", 0) == 0 || kernel.rfind("fully_connected", 0) == 0)
+    return first ? out_elems * (filter_elems / first) : 0;
+  return 0;
+}
+
 }  // namespace
 
 std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
@@ -87,8 +109,10 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
   std::string ops = list(p.ops(), [&](const fb::Op* op) {
     const std::string source = str(op->source());
     const KernelInfo* info = kernel_info(op->kernel());
+    const std::string kernel = info ? info->name : "unknown";
     return "{\"op\": " + quote(source.substr(0, source.find(' '))) +
-           ", \"kernel\": " + quote(info ? info->name : "unknown") +
+           ", \"kernel\": " + quote(kernel) +
+           ", \"macs\": " + std::to_string(op_macs(p, *op, kernel)) +
            ", \"inputs\": " + list(op->inputs(), tensor_name) +
            ", \"outputs\": " + list(op->outputs(), tensor_name) +
            ", \"source\": " + quote(source) + "}";

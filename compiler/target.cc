@@ -12,19 +12,23 @@ struct RegionRow { const char* target; const char* region; uint64_t capacity; };
 
 #define EMBER_TARGET(name, tier, mcpu, board) {name, Tier::tier, mcpu, board},
 #define EMBER_REGION(target, region, capacity)
+#define EMBER_FIRMWARE(target, board_dir, cpu_flags)
 constexpr TargetRow kTargets[] = {
 #include "targets/targets.def"
 };
 #undef EMBER_TARGET
 #undef EMBER_REGION
+#undef EMBER_FIRMWARE
 
 #define EMBER_TARGET(name, tier, mcpu, board)
 #define EMBER_REGION(target, region, capacity) {target, region, capacity},
+#define EMBER_FIRMWARE(target, board_dir, cpu_flags)
 constexpr RegionRow kRegions[] = {
 #include "targets/targets.def"
 };
 #undef EMBER_TARGET
 #undef EMBER_REGION
+#undef EMBER_FIRMWARE
 
 }  // namespace
 

@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev)
+DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev
+                 gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
+                 qemu-system-arm)
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -70,7 +70,7 @@ class Legalizer {
         {"aten.sqrt", "sqrt"}, {"aten.rsqrt", "rsqrt"}, {"aten.sigmoid", "sigmoid"},
         {"aten.tanh", "tanh"}, {"aten.hardswish", "hardswish"},
         {"aten.hardsigmoid", "hardsigmoid"}, {"aten.silu", "silu"},
-        {"aten.linear", "linear"}};
+        {"aten.linear", "linear"}, {"aten.rsub", "sub"}};
     static const std::map<std::string, std::string> kViews = {
         {"aten.view", ""}, {"aten.reshape", ""}, {"aten._unsafe_view", ""},
         {"aten.flatten", ""}, {"aten.squeeze", ""}, {"aten.unsqueeze", ""},
@@ -81,10 +81,15 @@ class Legalizer {
         return fail(op, "alpha != 1 is not supported");
       if (it->second == "div" && op.has("rounding_mode"))
         return fail(op, "div with a rounding mode is not supported");
-      if (it->second == "pow" && op.has("exponent")) {
-        const float e = static_cast<float>(op.f("exponent"));
-        op.inputs.push_back(add_constant_f32(g_, g_.tensors[op.outputs[0]].name + "_exponent", {}, {e}));
-      }
+      // Scalar overloads carry one operand as a number attribute (rsub.Scalar's `other`,
+      // pow.Tensor_Scalar's `exponent`, pow.Scalar's `self`); kernels take tensors only.
+      const std::string out_name = g_.tensors[op.outputs[0]].name;
+      for (const char* key : {"other", "exponent"})
+        if (op.has(key))
+          op.inputs.push_back(add_constant_f32(g_, out_name + "_" + key, {}, {static_cast<float>(op.f(key))}));
+      if (op.has("self"))
+        op.inputs.insert(op.inputs.begin(), add_constant_f32(g_, out_name + "_self", {}, {static_cast<float>(op.f("self"))}));
+      if (name == "aten.rsub") std::swap(op.inputs[0], op.inputs[1]);  // other - self
       op.kind = it->second;
       op.attrs.clear();
       return emit(std::move(op));

@@ -57,6 +57,25 @@ TEST(Legalize, ConvGetsExplicitPaddingAndAliasesDisappear) {
   EXPECT_EQ(g.outputs[0], c);
 }
 
+TEST(Legalize, RsubScalarBecomesSubWithTheNumberAsFirstOperand) {
+  // 1 - x exports as aten.rsub.Scalar(x, other=1): the number arrives as an attribute.
+  Graph g;
+  const int x = activation(g, "x", {1, 4});
+  const int y = activation(g, "y", {1, 4});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.ops.push_back(Op{"aten.rsub.Scalar", {x}, {y}, {{"other", int64_t{1}}, {"alpha", int64_t{1}}}, ""});
+  Diagnostics diag;
+  ASSERT_EQ(legalize(g, host(), diag), Status::Success) << diag.str();
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.ops[0].kind, "sub");
+  ASSERT_EQ(g.ops[0].inputs.size(), 2u);
+  const Tensor& one = g.tensors[g.ops[0].inputs[0]];
+  ASSERT_TRUE(one.is_constant);
+  EXPECT_EQ(one.as<float>()[0], 1.0f);
+  EXPECT_EQ(g.ops[0].inputs[1], x);
+}
+
 TEST(FuseActivation, ReluBecomesConvBounds) {
   Graph g;
   const int x = activation(g, "x", {1, 2});

@@ -33,7 +33,7 @@ void avg_pool2d_s8(const Pool2dShape& s, const Pool2dWindow& w, bool count_inclu
           if (count_include_pad)
             count = padded_window_extent(y0, w.kernel_h, s.in_h, w.pad_top) *
                     padded_window_extent(x0, w.kernel_w, s.in_w, w.pad_left);
-          const int32_t mean = count > 0 ? rounding_divide_half_away(sum, count) : 0;
+          const int32_t mean = count > 0 ? rounding_divide_half_even(sum, count) : 0;
           output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.channels + c] =
               static_cast<int8_t>(clamp_i32(mean + zp, act_min, act_max));
         }

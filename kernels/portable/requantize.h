@@ -1,8 +1,13 @@
 //===- requantize.h - Fixed-point requantization primitives -----*- C++ -*-===//
 //
 // The integer arithmetic every int8 kernel uses to rescale an int32 accumulator into the output
-// scale: TFLite reference / CMSIS-NN semantics, bit for bit, so results can be checked against
-// both. Inline and freestanding; the optimized tiers re-implement these exact functions.
+// scale. Ember rounds once: round_half_even(acc * multiplier * 2^(shift - 31)) computed exactly
+// in 64 bits (requantize_to_s8). TFLite and CMSIS-NN round twice (a rounding doubling high
+// multiply, then a rounding shift), which disagrees with the exact result, and so with
+// PyTorch's quantized reference, on about one output in 300 when the shift is small; through a
+// deep network those ones compound. Their primitives stay here for add's input rescaling, where
+// 20 bits of headroom make the first rounding negligible. Inline and freestanding; the
+// optimized tiers re-implement these exact functions.
 
 #pragma once
 
@@ -48,17 +53,35 @@ inline int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/// The full per-element requantization of the numeric contract:
-/// clamp(mbqm(acc, multiplier, shift) + output_zp, act_min, act_max).
-inline int8_t requantize_to_s8(int32_t acc, int32_t multiplier, int shift, int32_t output_zp,
-                               int32_t act_min, int32_t act_max) {
-  const int32_t v = multiply_by_quantized_multiplier(acc, multiplier, shift) + output_zp;
-  return static_cast<int8_t>(clamp_i32(v, act_min, act_max));
+/// x / 2^n rounded to nearest, ties to even (torch.round), for n in [1, 62].
+inline int64_t rounding_shift_half_even(int64_t x, int n) {
+  const int64_t half = int64_t{1} << (n - 1);
+  const int64_t odd = (x >> n) & 1;  // arithmetic shift: floor(x / 2^n)
+  return (x + half - 1 + odd) >> n;
 }
 
-/// a / b rounded half away from zero, for b > 0 (TFLite's average-pool division).
-inline int32_t rounding_divide_half_away(int32_t a, int32_t b) {
-  return a >= 0 ? (a + b / 2) / b : (a - b / 2) / b;
+/// acc * multiplier * 2^(shift - 31), rounded once (half to even) and saturated to int32.
+/// multiplier in [2^30, 2^31) (or 0), shift in [-31, 30].
+inline int32_t multiply_by_multiplier_exact(int32_t acc, int32_t multiplier, int shift) {
+  const int64_t product = static_cast<int64_t>(acc) * multiplier;  // |product| < 2^62
+  const int64_t v = rounding_shift_half_even(product, 31 - shift);
+  return v > INT32_MAX ? INT32_MAX : (v < INT32_MIN ? INT32_MIN : static_cast<int32_t>(v));
+}
+
+/// The full per-element requantization of the numeric contract:
+/// clamp(multiply_by_multiplier_exact(acc, multiplier, shift) + output_zp, act_min, act_max).
+inline int8_t requantize_to_s8(int32_t acc, int32_t multiplier, int shift, int32_t output_zp,
+                               int32_t act_min, int32_t act_max) {
+  const int64_t v = static_cast<int64_t>(multiply_by_multiplier_exact(acc, multiplier, shift)) + output_zp;
+  return static_cast<int8_t>(v < act_min ? act_min : (v > act_max ? act_max : v));
+}
+
+/// a / b rounded to nearest, ties to even (torch.round of the mean), for b > 0.
+inline int32_t rounding_divide_half_even(int32_t a, int32_t b) {
+  int32_t q = a / b, r = a % b;  // truncating
+  if (r < 0) r += b, q -= 1;     // now a = q * b + r with 0 <= r < b
+  const int32_t twice = 2 * r;
+  return twice > b || (twice == b && (q & 1)) ? q + 1 : q;
 }
 
 /// Accumulates in wrapping 32-bit arithmetic: overflow is defined (modulo 2^32, as on the

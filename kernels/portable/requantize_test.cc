@@ -75,12 +75,34 @@ TEST(Requantize, MultiplyByQuantizedMultiplierMatchesExactDerivation) {
   }
 }
 
-TEST(Requantize, RoundingDivideHalfAway) {
-  EXPECT_EQ(rounding_divide_half_away(5, 2), 3);
-  EXPECT_EQ(rounding_divide_half_away(-5, 2), -3);
-  EXPECT_EQ(rounding_divide_half_away(4, 3), 1);
-  EXPECT_EQ(rounding_divide_half_away(-5, 3), -2);
-  EXPECT_EQ(rounding_divide_half_away(-4, 3), -1);
+TEST(Requantize, ExactMultiplierRoundsOnceHalfToEven) {
+  // 3 * 2^30 * 2^(0-31) = 1.5 -> 2; 5 * ... = 2.5 -> 2; -3 -> -2 (ties to even).
+  EXPECT_EQ(multiply_by_multiplier_exact(3, 1 << 30, 0), 2);
+  EXPECT_EQ(multiply_by_multiplier_exact(5, 1 << 30, 0), 2);
+  EXPECT_EQ(multiply_by_multiplier_exact(-3, 1 << 30, 0), -2);
+  EXPECT_EQ(multiply_by_multiplier_exact(INT32_MAX, INT32_MAX, 30), INT32_MAX);  // saturates
+  std::mt19937 rng(2);
+  std::uniform_int_distribution<int32_t> x_dist(INT32_MIN, INT32_MAX);
+  std::uniform_int_distribution<int32_t> m_dist(1 << 30, INT32_MAX);
+  std::uniform_int_distribution<int> s_dist(-31, 0);
+  for (int i = 0; i < 200000; ++i) {
+    const int32_t x = x_dist(rng), m = m_dist(rng);
+    const int s = s_dist(rng);
+    // Exact in long double: |x * m| < 2^62 fits the 64-bit mantissa.
+    const long double real = std::ldexp(static_cast<long double>(x) * m, s - 31);
+    ASSERT_EQ(multiply_by_multiplier_exact(x, m, s), static_cast<int32_t>(std::nearbyintl(real)))
+        << x << " " << m << " " << s;
+  }
+}
+
+TEST(Requantize, RoundingDivideHalfEven) {
+  EXPECT_EQ(rounding_divide_half_even(5, 2), 2);  // 2.5 -> 2
+  EXPECT_EQ(rounding_divide_half_even(7, 2), 4);  // 3.5 -> 4
+  EXPECT_EQ(rounding_divide_half_even(-5, 2), -2);
+  EXPECT_EQ(rounding_divide_half_even(-7, 2), -4);
+  EXPECT_EQ(rounding_divide_half_even(4, 3), 1);
+  EXPECT_EQ(rounding_divide_half_even(-5, 3), -2);
+  EXPECT_EQ(rounding_divide_half_even(-4, 3), -1);
 }
 
 TEST(QuantizeMultiplier, TfliteValues) {

@@ -10,12 +10,31 @@ re-export), then ``ember.lower`` (C++ compiler) on the exported program.
 
 from __future__ import annotations
 
+import logging
+
 from torch.export import ExportedProgram
 
-from ember import _ember
-from ember.frontend import FrontendError, to_graph
-from ember.program import Program, ProgramError
-from ember.quantizer import EmberQuantizer, quantize
+
+def _import_quietly():
+    # torchao's import warns that its CUDA-only extensions do not load and that an enum is
+    # registered the old way; neither matters on the CPU, and users should not see them.
+    loggers = [logging.getLogger(name) for name in ("torchao", "torch.utils._pytree")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        import torchao  # noqa: F401
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+_import_quietly()
+
+from ember import _ember  # noqa: E402
+from ember.frontend import FrontendError, to_graph  # noqa: E402
+from ember.program import Program, ProgramError  # noqa: E402
+from ember.quantizer import EmberQuantizer, quantize  # noqa: E402
 
 __all__ = ["compile", "lower", "quantize", "Program", "ProgramError", "CompileError",
            "FrontendError", "EmberQuantizer", "targets"]

@@ -109,6 +109,70 @@ def _demo(args) -> int:
     return 0
 
 
+def _firmware(args) -> int:
+    from ember import Program
+    from ember.firmware import build_firmware, elf_size, flash_breakdown, run_qemu
+
+    program = Program.load(args.program)
+    inputs = None
+    if args.input:
+        inputs = [tuple(np.load(path) for path in args.input)]
+    fw = build_firmware(program, args.target, args.output, inputs=inputs, num_inputs=args.inputs)
+    size = elf_size(fw.elf)
+    flash = flash_breakdown(fw.map)
+    print(f"{fw.elf}: {args.target}, {len(fw.inputs)} test input(s); text {size['text']:,} B, "
+          f"data {size['data']:,} B, bss {size['bss']:,} B")
+    print("flash: " + ", ".join(f"{k} {v:,} B" for k, v in flash.items()))
+    if args.run:
+        return _report_qemu(run_qemu(fw.elf, args.target, timeout=args.timeout), fw.meta_path, args.verbose)
+    return 0
+
+
+def _report_qemu(result, meta_path, verbose: bool) -> int:
+    from pathlib import Path
+
+    meta = json.loads(Path(meta_path).read_text()) if Path(meta_path).exists() else {}
+    names = meta.get("ops", [])
+    if verbose or result.status not in ("pass", "mismatch"):
+        print(result.stdout, end="")
+        print(result.stderr, end="", file=sys.stderr)
+    if result.ops:
+        for op in result.ops:
+            i = op["index"]
+            label = f"{names[i]['kernel']:<22} {names[i]['op']}" if i < len(names) else f"kernel {op['kernel_id']}"
+            print(f"{i:4d}  {op['instructions']:>12,}  {label}")
+    if result.ram:
+        print(f"RAM: runtime state {result.ram['runtime_state']} B, stack {result.ram['stack']} B "
+              f"of {result.ram['stack_size']} B")
+    print(result.describe())
+    return {"pass": 0, "mismatch": 1, "error": 2, "fault": 3, "timeout": 4}.get(result.status, 5)
+
+
+def _qemu(args) -> int:
+    from ember.firmware import run_qemu
+
+    result = run_qemu(args.elf, args.target, timeout=args.timeout)
+    from pathlib import Path
+    return _report_qemu(result, Path(args.elf).with_suffix(".json"), args.verbose)
+
+
+def _export_c(args) -> int:
+    from ember import Program
+    from ember.firmware import export_c
+
+    for path in export_c(Program.load(args.program), args.output):
+        print(path)
+    return 0
+
+
+def _bench(args) -> int:
+    from ember.bench import run_bench
+
+    report = run_bench(args.models.split(","), args.targets.split(","), args.json, args.md, args.work_dir)
+    bad = [r for r in report["results"] if r.get("status") != "pass"]
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     import ember
 
@@ -140,9 +204,45 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", default="kws.emb")
     p.set_defaults(func=_demo)
 
+    p = sub.add_parser("firmware", help="build test firmware for a program (runs it with --run)")
+    p.add_argument("program")
+    p.add_argument("--target", default=ember.DEFAULT_TARGET)
+    p.add_argument("-o", "--output", required=True, help="the ELF file to write")
+    p.add_argument("--inputs", type=int, default=1, help="number of random test inputs to embed")
+    p.add_argument("--input", action="append", default=[],
+                   help=".npy file in the device's layout and dtype, once per program input")
+    p.add_argument("--run", action="store_true", help="run it under QEMU afterwards")
+    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=_firmware)
+
+    p = sub.add_parser("qemu", help="run firmware under QEMU on its board")
+    p.add_argument("elf")
+    p.add_argument("--target", help="default: from the .json next to the ELF")
+    p.add_argument("--timeout", type=float, default=300)
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=_qemu)
+
+    p = sub.add_parser("export-c", help="write a program as C: <output>.h, <output>.c, <output>_kernels.cc")
+    p.add_argument("program")
+    p.add_argument("-o", "--output", required=True, help="path prefix, e.g. out/model")
+    p.set_defaults(func=_export_c)
+
+    p = sub.add_parser("bench", help="compile, build and run zoo models under QEMU; JSON + Markdown")
+    p.add_argument("--models", default="kws,vww,ic,ad,sww")
+    p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
+    p.add_argument("--json")
+    p.add_argument("--md")
+    p.add_argument("--work-dir", help="where the ELFs and maps go (default: a temporary folder)")
+    p.set_defaults(func=_bench)
+
     args = parser.parse_args(argv)
+    from ember.firmware import FirmwareError
     try:
         return args.func(args)
+    except FirmwareError as e:
+        print(f"ember: {e}", file=sys.stderr)
+        return 1
     except (ember.CompileError, ember.ProgramError, ember.FrontendError) as e:
         print(f"ember: {e}", file=sys.stderr)
         return 1

@@ -103,9 +103,11 @@ class _Translator:
         data = value.numpy().tobytes() if value.numel() else b""
         return self.graph.add_tensor(name, _shape(value, name), _dtype(value.dtype, name), data)
 
-    def scalar(self, name: str, value) -> int:
-        dtype = torch.float32 if isinstance(value, float) else torch.int64
-        return self.constant(name, torch.tensor(value, dtype=dtype))
+    def scalar(self, name: str, value, result_dtype: torch.dtype | None) -> int:
+        # PyTorch promotes a Python int operand to a float tensor's dtype (x + 1 is float), so
+        # a float result takes a float constant: int64 is no dtype a program holds.
+        floating = isinstance(value, float) or (result_dtype is not None and result_dtype.is_floating_point)
+        return self.constant(name, torch.tensor(value, dtype=torch.float32 if floating else torch.int64))
 
     def value_tensor(self, name: str, val, where: str) -> int:
         return self.graph.add_tensor(name, _shape(val, where), _dtype(val.dtype, where))
@@ -143,6 +145,8 @@ class _Translator:
         if not isinstance(node.target, torch._ops.OpOverload):
             raise FrontendError(f"{where}: call to {node.target} is not an aten op")
         schema = node.target._schema
+        val = node.meta.get("val")
+        result_dtype = val.dtype if isinstance(val, torch.Tensor) else None
         inputs: list[int] = []
         attrs: dict = {}
         for i, arg in enumerate(schema.arguments):
@@ -162,12 +166,11 @@ class _Translator:
                 elif value is None:
                     inputs.append(-1)
                 else:  # a Python number where the schema takes a tensor
-                    inputs.append(self.scalar(f"{node.name}_{arg.name}", value))
+                    inputs.append(self.scalar(f"{node.name}_{arg.name}", value, result_dtype))
             elif isinstance(value, torch.fx.Node):
                 raise FrontendError(f"{where}: argument '{arg.name}' computed at run time is not supported")
             elif value is not None:
                 attrs[arg.name] = _attr(value, where)
-        val = node.meta.get("val")
         if isinstance(val, (list, tuple)):
             outs = tuple(self.value_tensor(f"{node.name}_{k}", v, where) if isinstance(v, torch.Tensor) else -1
                          for k, v in enumerate(val))

@@ -6,18 +6,21 @@ Each zoo entry is a no-argument callable returning `(model, example_inputs, cali
 Note: the entry functions shadow their submodules as attributes (`ember.models.kws` is the
 function); import from the submodule itself for the rest, e.g.
 `from ember.models.digits import DigitsCNN, accuracy` or `from ember.models.kws import DSCNN`.
-`MLPERF_TINY` names the five MLPerf Tiny entries; `ZOO` also holds the trained `digits` model.
+`MLPERF_TINY` names the five MLPerf Tiny entries; `ZOO` also holds the trained `digits` model and a
+compact `mobilenet_v2` (a float-fallback test case).
 See docs/models.md.
 """
 from .ad import ad
 from .digits import digits, train_digits
 from .ic import ic
 from .kws import kws
+from .mobilenet_v2 import mobilenet_v2
 from .sww import sww
 from .vww import vww
 from . import stats
 
 MLPERF_TINY = ("kws", "vww", "ic", "ad", "sww")
-ZOO = {"kws": kws, "vww": vww, "ic": ic, "ad": ad, "sww": sww, "digits": digits}
+ZOO = {"kws": kws, "vww": vww, "ic": ic, "ad": ad, "sww": sww, "digits": digits,
+       "mobilenet_v2": mobilenet_v2}
 
-__all__ = ["ZOO", "MLPERF_TINY", "kws", "vww", "ic", "ad", "sww", "digits", "train_digits", "stats"]
+__all__ = ["ZOO", "MLPERF_TINY", "kws", "vww", "ic", "ad", "sww", "digits", "mobilenet_v2", "train_digits", "stats"]

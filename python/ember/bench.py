@@ -1,0 +1,111 @@
+"""`ember bench`: compile, build and run zoo models under QEMU; one JSON file, one Markdown table.
+
+Per (model, target) pair: instructions per inference (QEMU -icount + SysTick, exact and
+repeatable), MACs (ember.models.stats.count) and MACs per instruction, RAM (planned arena per
+region, the runtime's own state, the measured stack high-water mark), flash split from the link
+map (runtime core, kernels, constants, other), mismatches against the host runtime, and the
+instructions of every op. docs/firmware.md explains each number.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_MODELS = ("kws", "vww", "ic", "ad", "sww")
+DEFAULT_TARGETS = ("cortex-m55", "cortex-m4", "cortex-m3")
+
+
+def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: Path) -> dict:
+    from ember.firmware import build_firmware, flash_breakdown, firmware_target, run_qemu
+
+    fw = build_firmware(program, target, work / f"{model_name}-{target}.elf", inputs=inputs)
+    result = run_qemu(fw.elf, target)
+    info = program.inspect()
+    arena = {r["name"]: r["bytes"] for r in info["memory"]["regions"]}
+    ram = {"arena": arena, "runtime_state": result.ram.get("runtime_state"),
+           "stack": result.ram.get("stack")}
+    ram["total"] = sum(arena.values()) + (ram["runtime_state"] or 0) + (ram["stack"] or 0)
+    flash = flash_breakdown(fw.map)
+    test_vectors = sum(x.nbytes for case in inputs for x in case) + sum(
+        y.nbytes for case in fw.expected for y in case)
+    flash["test_vectors"] = test_vectors   # part of "other": not needed by a real application
+    instructions = result.instructions
+    ops = []
+    for op, measured in zip(info["ops"], result.ops):
+        ops.append({"op": op["op"], "kernel": op["kernel"], "instructions": measured["instructions"],
+                    "macs": op.get("macs", 0)})
+    return {
+        "model": model_name, "target": target, "tier": firmware_target(target).tier,
+        "status": result.status, "fault": result.fault or None,
+        "instructions": instructions, "macs": macs,
+        "macs_per_instruction": round(macs / instructions, 4) if instructions else None,
+        "ram": ram, "flash": flash, "mismatches": result.mismatches, "ops": ops,
+        "emulation_seconds": round(result.seconds, 2),
+    }
+
+
+def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md_path=None,
+              work_dir=None, log=print) -> dict:
+    import torch
+
+    import ember
+    from ember.models import ZOO, stats
+    from ember.program import to_device
+
+    work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="ember-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    results = []
+    for name in models:
+        model, example_inputs, calibration = ZOO[name]()
+        macs = stats.count(model, example_inputs).macs
+        ep = ember.quantize(model, tuple(example_inputs), calibration)
+        for target in targets:
+            start = time.perf_counter()
+            try:
+                program = ember.lower(ep, target)
+                inputs = [tuple(to_device(torch.as_tensor(x), io)
+                                for x, io in zip(calibration[0], program.inputs))]
+                row = bench_pair(program, target, name, macs, inputs, work)
+            except (ember.CompileError, RuntimeError) as e:
+                row = {"model": name, "target": target, "status": "error", "error": str(e)}
+            results.append(row)
+            log(f"{name} on {target}: {_line(row)} ({time.perf_counter() - start:.1f} s)")
+    report = {"results": results, "method": "QEMU 7.2 -icount shift=10,sleep=off, SysTick in the guest "
+              "(docs/firmware.md); instructions, not cycles"}
+    if json_path:
+        Path(json_path).write_text(json.dumps(report, indent=1) + "\n")
+    if md_path:
+        Path(md_path).write_text(markdown(results))
+    return report
+
+
+def _line(row: dict) -> str:
+    if row.get("status") != "pass":
+        return f"{row.get('status')}: {row.get('error') or row.get('fault') or row.get('mismatches')}"
+    return (f"{row['instructions']:,} instructions, {row['macs_per_instruction']} MACs/instruction, "
+            f"RAM {row['ram']['total']:,} B, flash {row['flash']['total']:,} B")
+
+
+def markdown(results: list[dict]) -> str:
+    head = ("| model | target | instructions | MACs | MACs/instr | arena | stack | runtime state | RAM total "
+            "| flash: runtime core | kernels | constants | other | total | mismatches |\n"
+            "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    rows = []
+    for r in results:
+        if r.get("status") != "pass" and "ram" not in r:
+            rows.append(f"| {r['model']} | {r['target']} | {r.get('status')} | | | | | | | | | | | | |")
+            continue
+        arena = ", ".join(f"{k} {v:,}" for k, v in r["ram"]["arena"].items())
+        f = r["flash"]
+        rows.append(f"| {r['model']} | {r['target']} | {r['instructions']:,} | {r['macs']:,} | "
+                    f"{r['macs_per_instruction']:.3f} | {arena} | {r['ram']['stack']:,} | "
+                    f"{r['ram']['runtime_state']:,} | {r['ram']['total']:,} | {f['runtime_core']:,} | "
+                    f"{f['kernels']:,} | {f['constants']:,} | {f['other']:,} | {f['total']:,} | "
+                    f"{r['mismatches']} |")
+    note = ("\nBytes. Instructions per inference under QEMU (`-icount shift=10,sleep=off` + SysTick), "
+            "not cycles. Flash `other` includes board support, libc/libgcc and the embedded test "
+            "vectors (`flash.test_vectors` in the JSON).\n")
+    return head + "\n".join(rows) + "\n" + note

@@ -1,0 +1,36 @@
+# arm-none-eabi.cmake - CMake toolchain file for Ember firmware (Debian's gcc-arm-none-eabi).
+#
+#   cmake -S <firmware project> -B build/fw -G Ninja \
+#         -DCMAKE_TOOLCHAIN_FILE=<ember>/targets/arm-none-eabi.cmake -DEMBER_TARGET=cortex-m4
+#
+# EMBER_TARGET (default cortex-m55) picks the row of targets/targets.def: its EMBER_FIRMWARE
+# line gives the CPU flags (set here for every language and the link) and the board support
+# folder (EMBER_BOARD, used by targets/CMakeLists.txt for the linker script and clock).
+# Links with -nostartfiles (the board's startup.c is the start-up), newlib-nano for memcpy and
+# friends, nosys stubs for syscalls nothing should call, and --gc-sections.
+
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR arm)
+set(CMAKE_C_COMPILER arm-none-eabi-gcc)
+set(CMAKE_CXX_COMPILER arm-none-eabi-g++)
+set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+
+if(NOT EMBER_TARGET)
+  set(EMBER_TARGET cortex-m55)
+endif()
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES EMBER_TARGET)
+
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/targets.def" _ember_rows
+     REGEX "^EMBER_FIRMWARE\\(\"${EMBER_TARGET}\"")
+if(NOT _ember_rows MATCHES "^EMBER_FIRMWARE\\(\"[^\"]*\", *\"([^\"]*)\", *\"([^\"]*)\"\\)")
+  message(FATAL_ERROR "targets.def has no EMBER_FIRMWARE row for EMBER_TARGET='${EMBER_TARGET}'")
+endif()
+set(EMBER_BOARD "${CMAKE_MATCH_1}" CACHE STRING "board support folder under targets/boards" FORCE)
+set(EMBER_CPU_FLAGS "${CMAKE_MATCH_2}")
+
+set(CMAKE_C_FLAGS_INIT "${EMBER_CPU_FLAGS} -ffunction-sections -fdata-sections")
+set(CMAKE_CXX_FLAGS_INIT "${EMBER_CPU_FLAGS} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
+set(CMAKE_ASM_FLAGS_INIT "${EMBER_CPU_FLAGS}")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "${EMBER_CPU_FLAGS} -nostartfiles --specs=nano.specs --specs=nosys.specs -Wl,--gc-sections")
