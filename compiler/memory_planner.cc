@@ -3,24 +3,21 @@
 #include "compiler/memory_planner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 
 namespace ember::compiler {
 
 namespace {
+
 uint64_t align_up(uint64_t v) { return (v + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment; }
 bool lifetimes_meet(const Buffer& a, const Buffer& b) {
   return a.first_op <= b.last_op && b.first_op <= a.last_op;
 }
-}  // namespace
 
-std::vector<uint64_t> GreedyBySize::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (buffers[a].size != buffers[b].size) return buffers[a].size > buffers[b].size;
-    return buffers[a].first_op < buffers[b].first_op;
-  });
+// Places buffers in `order`, each at the lowest offset free over its lifetime.
+std::vector<uint64_t> place_in_order(const std::vector<Buffer>& buffers, const std::vector<size_t>& order,
+                                     uint64_t* arena_bytes) {
   std::vector<uint64_t> offsets(buffers.size(), 0);
   std::vector<size_t> placed;
   *arena_bytes = 0;
@@ -41,6 +38,43 @@ std::vector<uint64_t> GreedyBySize::place(const std::vector<Buffer>& buffers, ui
   }
   *arena_bytes = align_up(*arena_bytes);
   return offsets;
+}
+
+std::vector<size_t> by_size(const std::vector<Buffer>& buffers) {
+  std::vector<size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (buffers[a].size != buffers[b].size) return buffers[a].size > buffers[b].size;
+    return buffers[a].first_op < buffers[b].first_op;
+  });
+  return order;
+}
+
+}  // namespace
+
+std::vector<uint64_t> GreedyBySize::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
+  return place_in_order(buffers, by_size(buffers), arena_bytes);
+}
+
+std::vector<uint64_t> GreedyBest::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
+  // Bytes alive at each buffer's first use: placing the crowded moments first packs them tight.
+  std::vector<uint64_t> crowd(buffers.size(), 0);
+  for (size_t i = 0; i < buffers.size(); ++i)
+    for (const Buffer& b : buffers)
+      if (b.first_op <= buffers[i].first_op && buffers[i].first_op <= b.last_op) crowd[i] += b.size;
+  std::vector<size_t> by_crowd = by_size(buffers), by_start = by_size(buffers);
+  std::stable_sort(by_crowd.begin(), by_crowd.end(), [&](size_t a, size_t b) { return crowd[a] > crowd[b]; });
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [&](size_t a, size_t b) { return buffers[a].first_op < buffers[b].first_op; });
+  std::vector<uint64_t> best;
+  *arena_bytes = UINT64_MAX;
+  for (const auto& order : {by_size(buffers), by_crowd, by_start}) {
+    uint64_t bytes = 0;
+    std::vector<uint64_t> offsets = place_in_order(buffers, order, &bytes);
+    if (bytes < *arena_bytes) *arena_bytes = bytes, best = std::move(offsets);
+  }
+  if (buffers.empty()) *arena_bytes = 0;
+  return best;
 }
 
 uint64_t lifetime_lower_bound(const std::vector<Buffer>& buffers, int num_ops, int* peak_op) {

@@ -3,8 +3,10 @@
 // The interface between the plan_memory pass (which knows the graph) and the placement
 // algorithms (which know only sizes and lifetimes), as TFLM's micro_memory_planner.h.
 //
-// GreedyBySize, the default:
-//  1. Sort buffers by size, largest first (ties: earlier first use first).
+// Greedy placement (GreedyBySize, and GreedyBest which the compiler uses):
+//  1. Order the buffers: by size, largest first (ties: earlier first use first); GreedyBest
+//     also tries "most bytes alive around its first use first" and "first use first", and
+//     keeps whichever order needs the least memory.
 //  2. Place each at the lowest 16-byte-aligned offset where it overlaps no already placed
 //     buffer whose lifetime intersects its own.
 // Limits: lifetimes are whole ops (a buffer's input and output never share bytes, so no
@@ -34,6 +36,11 @@ class MemoryPlanner {
 };
 
 class GreedyBySize final : public MemoryPlanner {
+ public:
+  std::vector<uint64_t> place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const override;
+};
+
+class GreedyBest final : public MemoryPlanner {
  public:
   std::vector<uint64_t> place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const override;
 };

@@ -24,12 +24,23 @@ TEST(GreedyBySize, ReusesMemoryOfDeadBuffers) {
   EXPECT_EQ(peak, 1);
 }
 
+TEST(GreedyBest, NeverWorseThanGreedyBySize) {
+  // A lifetime pattern where placing by size fragments: a long small buffer and short big ones.
+  const std::vector<Buffer> buffers = {{64, 0, 5}, {96, 0, 1}, {96, 2, 3}, {128, 1, 2}, {32, 4, 5}};
+  uint64_t by_size = 0, best = 0;
+  GreedyBySize().place(buffers, &by_size);
+  GreedyBest().place(buffers, &best);
+  EXPECT_LE(best, by_size);
+  int peak = -1;
+  EXPECT_GE(best, lifetime_lower_bound(buffers, 6, &peak));
+}
+
 TEST(GreedyBySize, LiveBuffersNeverOverlap) {
   std::vector<Buffer> buffers;
   for (int i = 0; i < 40; ++i)
     buffers.push_back({static_cast<uint64_t>(16 + (i * 37) % 200), i % 7, i % 7 + (i % 5)});
   uint64_t arena = 0;
-  const auto offsets = GreedyBySize().place(buffers, &arena);
+  const auto offsets = GreedyBest().place(buffers, &arena);
   for (size_t i = 0; i < buffers.size(); ++i) {
     EXPECT_EQ(offsets[i] % kBufferAlignment, 0u);
     EXPECT_LE(offsets[i] + buffers[i].size, arena);

@@ -50,7 +50,7 @@ Status plan_memory(Graph& g, const Target& target, Diagnostics& diag) {
   std::vector<Buffer> list;
   for (const auto& [r, b] : buffers) roots.push_back(r), list.push_back(b);
   uint64_t arena = 0;
-  const std::vector<uint64_t> offsets = GreedyBySize().place(list, &arena);
+  const std::vector<uint64_t> offsets = GreedyBest().place(list, &arena);
 
   const MemoryRegion& region = target.regions.at(0);
   g.regions = {{region.name, region.capacity, arena}};

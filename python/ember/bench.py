@@ -73,13 +73,41 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
                 row = {"model": name, "target": target, "status": "error", "error": str(e)}
             results.append(row)
             log(f"{name} on {target}: {_line(row)} ({time.perf_counter() - start:.1f} s)")
-    report = {"results": results, "method": "QEMU 7.2 -icount shift=10,sleep=off, SysTick in the guest "
+    # The runtime core alone, with and without its error messages (EMBER_NO_LOG), per target.
+    core = {}
+    for target in targets:
+        from ember.firmware import build_firmware, flash_breakdown
+
+        try:
+            program = ember.lower(ember.quantize(*_tiny()), target)
+            sizes = {}
+            for no_log in (False, True):
+                fw = build_firmware(program, target, work / f"core-{target}-{no_log}.elf", no_log=no_log)
+                sizes["no_log" if no_log else "with_log"] = flash_breakdown(fw.map)["runtime_core"]
+            core[target] = sizes
+        except (ember.CompileError, RuntimeError) as e:
+            core[target] = {"error": str(e)}
+        log(f"runtime core on {target}: {core[target]}")
+    report = {"results": results, "runtime_core": core, "method": "QEMU 7.2 -icount shift=10,sleep=off, SysTick in the guest "
               "(docs/firmware.md); instructions, not cycles"}
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=1) + "\n")
     if md_path:
-        Path(md_path).write_text(markdown(results))
+        text = markdown(results) + "\nRuntime core (flash bytes of libember_runtime.a in the link map; "
+        text += "with error messages / with EMBER_NO_LOG): "
+        text += ", ".join(f"{t} {c.get('with_log', '?'):,} / {c.get('no_log', '?'):,}" for t, c in core.items()
+                          if "error" not in c) + "\n"
+        Path(md_path).write_text(text)
     return report
+
+
+def _tiny():
+    """A one-layer model: the runtime core does not depend on the model."""
+    import torch
+
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4)).eval()
+    x = (torch.randn(1, 8),)
+    return model, x, [x]
 
 
 def _line(row: dict) -> str:

@@ -37,7 +37,8 @@ def calibrate(
         total = None  # generators and other unsized iterables
     count = 0
     with torch.no_grad():
-        for sample in tqdm(calibration, total=total, desc=desc, disable=not progress,
+        # disable=None hides the bar when stderr is not a terminal (CI logs, pipes).
+        for sample in tqdm(calibration, total=total, desc=desc, disable=None if progress else True,
                            leave=False):
             _call(prepared_module, sample)
             count += 1
