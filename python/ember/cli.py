@@ -80,32 +80,50 @@ def _run(args) -> int:
 
 
 def _demo(args) -> int:
-    """Keyword spotting from PyTorch to a program file, run by the device runtime on the host."""
+    """Keyword spotting from PyTorch to firmware: quantize, compile for the target, run on the
+    host, build firmware for the target's emulated board, run it under QEMU and compare."""
+    from pathlib import Path
+
     import torch
 
     import ember
+    from ember.firmware import build_firmware, elf_size, firmware_target, run_qemu
     from ember.models import kws
     from ember.models.kws import LABELS
 
+    out_dir = Path(args.output).parent
+    out_dir.mkdir(parents=True, exist_ok=True)
     model, example_inputs, calibration = kws()
     start = time.perf_counter()
     ep = ember.quantize(model, example_inputs, calibration)
     program = ember.lower(ep, target=args.target)
     seconds = time.perf_counter() - start
     program.save(args.output)
-    x = calibration[0][0]
-    got = program.run(x, dequantize=False)
-    ref = ep.module()(x)
-    ref_q = torch.round(ref / program.outputs[0]["scale"]) + program.outputs[0]["zero_point"]
-    diff = int((got.float() - ref_q).abs().max())
-    top = int(got.reshape(-1).argmax())
-    info = program.inspect()
     print(f"compiled keyword spotting (DS-CNN, MLPerf Tiny) for {args.target} in {seconds:.1f} s")
     _summary(program, args.output)
+
+    x = calibration[0][0]
+    got = program.run(x, dequantize=False)
+    ref = torch.round(ep.module()(x) / program.outputs[0]["scale"]) + program.outputs[0]["zero_point"]
+    top = int(got.reshape(-1).argmax())
     print(f"host run: top class {top} ({LABELS[top]}), "
-          f"{diff} quanta from PyTorch's quantized reference")
-    print(f"inputs: {info['inputs'][0]['dtype']}{info['inputs'][0]['shape']}; "
-          f"program {info['file_bytes']:,} B; planned RAM {program.arena_bytes:,} B")
+          f"{int((got.float() - ref).abs().max())} quanta from PyTorch's quantized reference")
+
+    from ember.program import to_device
+
+    elf = out_dir / f"kws-{args.target}.elf"
+    fw = build_firmware(program, args.target, elf, inputs=[(to_device(x, program.inputs[0]),)])
+    result = run_qemu(fw.elf, args.target)
+    board = firmware_target(args.target).qemu_machine
+    print(f"firmware {elf} on QEMU {board}: {result.describe()}")
+    if result.status != "pass":
+        return 1
+    size = elf_size(fw.elf)
+    state, stack = result.ram.get("runtime_state") or 0, result.ram.get("stack") or 0
+    print(f"device: top class {top} ({LABELS[top]}), the host's bit for bit; "
+          f"{result.instructions:,} instructions per inference; "
+          f"RAM {program.arena_bytes + state + stack:,} B (arena {program.arena_bytes:,} + runtime {state} "
+          f"+ stack {stack}); flash {size['text'] + size['data']:,} B")
     return 0
 
 
