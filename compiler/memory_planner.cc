@@ -15,26 +15,41 @@ bool lifetimes_meet(const Buffer& a, const Buffer& b) {
   return a.first_op <= b.last_op && b.first_op <= a.last_op;
 }
 
-// Places buffers in `order`, each at the lowest offset free over its lifetime.
+// Places buffers in `order`, each at the lowest aligned offset that conflicts with no placed
+// buffer whose lifetime meets its own. Conflicts are open intervals of forbidden start offsets.
 std::vector<uint64_t> place_in_order(const std::vector<Buffer>& buffers, const std::vector<size_t>& order,
                                      uint64_t* arena_bytes) {
   std::vector<uint64_t> offsets(buffers.size(), 0);
   std::vector<size_t> placed;
   *arena_bytes = 0;
   for (size_t i : order) {
-    // Candidate offsets: 0 and the aligned end of every conflicting placed buffer.
-    std::vector<std::pair<uint64_t, uint64_t>> busy;
-    for (size_t j : placed)
-      if (lifetimes_meet(buffers[i], buffers[j])) busy.push_back({offsets[j], offsets[j] + buffers[j].size});
-    std::sort(busy.begin(), busy.end());
-    uint64_t offset = 0;
-    for (const auto& [begin, end] : busy) {
-      if (offset + buffers[i].size <= begin) break;
-      offset = std::max(offset, align_up(end));
+    const Buffer& b = buffers[i];
+    const int64_t size = static_cast<int64_t>(b.size);
+    std::vector<std::pair<int64_t, int64_t>> forbidden;  // starts s with lo < s < hi
+    for (size_t j : placed) {
+      if (!lifetimes_meet(b, buffers[j])) continue;
+      const int64_t off = static_cast<int64_t>(offsets[j]), other = static_cast<int64_t>(buffers[j].size);
+      if (b.overlaps == static_cast<int>(j))  // b is the output: at or below j's offset - delta
+        forbidden.push_back({off - static_cast<int64_t>(b.overlap_delta), off + other});
+      else if (buffers[j].overlaps == static_cast<int>(i))  // j is the output over b
+        forbidden.push_back({off - size, off + static_cast<int64_t>(buffers[j].overlap_delta)});
+      else
+        forbidden.push_back({off - size, off + other});
+    }
+    std::vector<uint64_t> candidates = {0};
+    for (const auto& f : forbidden)
+      if (f.second > 0) candidates.push_back(align_up(static_cast<uint64_t>(f.second)));
+    std::sort(candidates.begin(), candidates.end());
+    uint64_t offset = candidates.back();
+    for (uint64_t c : candidates) {
+      const int64_t s = static_cast<int64_t>(c);
+      bool ok = true;
+      for (const auto& f : forbidden) ok = ok && (s <= f.first || s >= f.second);
+      if (ok) { offset = c; break; }
     }
     offsets[i] = offset;
     placed.push_back(i);
-    *arena_bytes = std::max(*arena_bytes, offset + buffers[i].size);
+    *arena_bytes = std::max(*arena_bytes, offset + b.size);
   }
   *arena_bytes = align_up(*arena_bytes);
   return offsets;

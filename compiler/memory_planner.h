@@ -9,9 +9,12 @@
 //     keeps whichever order needs the least memory.
 //  2. Place each at the lowest 16-byte-aligned offset where it overlaps no already placed
 //     buffer whose lifetime intersects its own.
-// Limits: lifetimes are whole ops (a buffer's input and output never share bytes, so no
-// in-place execution yet); one region; the result can exceed the lower bound when lifetimes
-// fragment the arena.
+//     A buffer may name a partner it overlaps (an op's output over the input the op consumes,
+//     see compiler/in_place.h): it may then start at or below the partner's offset minus
+//     `overlap_delta` even though both are live at that op.
+// Limits: lifetimes are whole ops; one region per call (plan_memory splits buffers over the
+// regions); the result can exceed the lower bound when lifetimes fragment the arena, and fall
+// below it only through partners.
 
 #pragma once
 
@@ -24,6 +27,10 @@ struct Buffer {
   uint64_t size = 0;
   int first_op = 0;  // live from this op...
   int last_op = 0;   // ...through this one, inclusive
+  /// Index of a buffer this one may overlap (an input that dies at this buffer's first op),
+  /// provided this one starts at least `overlap_delta` bytes below it; -1 = none.
+  int overlaps = -1;
+  uint64_t overlap_delta = 0;
 };
 
 inline constexpr uint64_t kBufferAlignment = 16;
@@ -45,7 +52,8 @@ class GreedyBest final : public MemoryPlanner {
   std::vector<uint64_t> place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const override;
 };
 
-/// The most bytes live at once over all ops, and the first op where that peak occurs.
+/// The most bytes live at once over all ops, and the first op where that peak occurs: the
+/// op-by-op bound, counting partners as distinct bytes.
 uint64_t lifetime_lower_bound(const std::vector<Buffer>& buffers, int num_ops, int* peak_op);
 
 }  // namespace ember::compiler

@@ -2,6 +2,7 @@
 
 #include "compiler/target.h"
 
+#include <cctype>
 #include <stdexcept>
 
 namespace ember::compiler {
@@ -51,7 +52,7 @@ std::vector<std::string> target_names() {
 Target find_target(const std::string& name) {
   for (const auto& row : kTargets) {
     if (name != row.name) continue;
-    Target target{row.name, row.tier, row.mcpu, row.board, {}};
+    Target target{row.name, row.tier, row.mcpu, row.board, {}, {}};
     for (const auto& region : kRegions)
       if (name == region.target) target.regions.push_back({region.region, region.capacity});
     return target;
@@ -59,6 +60,56 @@ Target find_target(const std::string& name) {
   std::string known;
   for (const auto& n : target_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown target '" + name + "' (known: " + known + ")");
+}
+
+void override_capacities(Target& target, const std::string& spec) {
+  std::string known;
+  for (const auto& r : target.regions) known += (known.empty() ? "" : ", ") + r.name;
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t end = spec.find(',', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::invalid_argument("memory spec '" + item + "': expected REGION=BYTES, e.g. DTCM=64K");
+    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    size_t digits = 0;
+    while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
+    std::string unit = value.substr(digits);
+    for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    uint64_t scale = 0;
+    if (unit.empty() || unit == "B") scale = 1;
+    else if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024;
+    else if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024 * 1024;
+    if (digits == 0 || digits > 12 || scale == 0)
+      throw std::invalid_argument("memory spec '" + item + "': bytes must be a number with an optional K or M");
+    MemoryRegion* region = nullptr;
+    for (auto& r : target.regions)
+      if (r.name == name) region = &r;
+    if (!region)
+      throw std::invalid_argument("memory spec '" + item + "': " + target.name + " has no region " + name +
+                                  " (its regions: " + known + ")");
+    region->capacity = std::stoull(value.substr(0, digits)) * scale;
+  }
+}
+
+PlanMode parse_plan_mode(const std::string& name) {
+  if (name == "simple") return PlanMode::Simple;
+  if (name == "default") return PlanMode::Default;
+  if (name == "smallest") return PlanMode::Smallest;
+  throw std::invalid_argument("unknown plan '" + name + "' (known: simple, default, smallest)");
+}
+
+const char* plan_mode_name(PlanMode mode) {
+  switch (mode) {
+    case PlanMode::Simple: return "simple";
+    case PlanMode::Default: return "default";
+    case PlanMode::Smallest: return "smallest";
+  }
+  return "?";
 }
 
 }  // namespace ember::compiler

@@ -20,16 +20,41 @@ struct MemoryRegion {
   uint64_t capacity = 0;
 };
 
+/// How hard the memory planner works, and what it may assume (docs/memory.md).
+enum class PlanMode {
+  Simple,    // every op's inputs and outputs in distinct bytes; ops in the front end's order
+  Default,   // + elementwise ops in place, op order chosen for the smallest peak; no extra work
+  Smallest,  // + row-streaming ops (conv, depthwise, pools) overlap a dying input, inputs consumed
+};
+
+struct MemoryPolicy {
+  PlanMode mode = PlanMode::Default;
+  /// Total arena bytes over all regions the user can spare; 0 = no budget. A plan above it
+  /// escalates to PlanMode::Smallest, and fails to compile if that is still above it.
+  uint64_t ram_budget = 0;
+};
+
 struct Target {
   std::string name;
   Tier tier = Tier::Portable;
   std::string mcpu;
   std::string qemu_board;
-  std::vector<MemoryRegion> regions;  // fastest first
+  std::vector<MemoryRegion> regions;  // fastest first: the planner fills them in this order
+  MemoryPolicy memory;
 };
 
 /// The target called `name`; throws std::invalid_argument listing the known names otherwise.
 Target find_target(const std::string& name);
 std::vector<std::string> target_names();
+
+/// Overrides region capacities from a spec such as "DTCM=64K,SRAM=256K" (suffixes K and M are
+/// KiB and MiB; a plain number is bytes; 0 leaves a region unused). Only the target's own
+/// regions can be named, since the firmware's linker script places each one; regions the spec
+/// does not name keep the table's capacity. Throws std::invalid_argument on a bad spec.
+void override_capacities(Target& target, const std::string& spec);
+
+/// "simple", "default" or "smallest"; throws std::invalid_argument otherwise.
+PlanMode parse_plan_mode(const std::string& name);
+const char* plan_mode_name(PlanMode mode);
 
 }  // namespace ember::compiler

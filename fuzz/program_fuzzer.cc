@@ -1,0 +1,80 @@
+//===- program_fuzzer.cc - libFuzzer target: load, bind and run any file --===//
+//
+// Feeds arbitrary bytes to Program::load with the full portable kernel table. A file the
+// loader accepts is bound to regions of exactly the sizes it asks for (up to kMaxArenaBytes in
+// all) and run once, with input bytes taken from the file itself, under ASan and UBSan. The
+// contract (SECURITY.md): whatever the loader accepts, every kernel runs without a sanitizer
+// report; whatever it rejects, it rejects with a Status and no report.
+//
+// Built by fuzz/CMakeLists.txt (64-bit and -m32) and run by tools/fuzz.sh.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernel_table.h"
+#include "runtime/executor.h"
+#include "runtime/program.h"
+
+namespace {
+
+using ember::rt::Executor;
+using ember::rt::Program;
+using ember::rt::Span;
+using ember::rt::Status;
+
+// The arena a fuzzed program may ask for in total: a large MCU's SRAM. Bigger plans are
+// skipped (not added to the corpus), which keeps runs fast and memory bounded.
+constexpr size_t kMaxArenaBytes = 4u << 20;
+
+// Exactly `size` bytes behind a 16-byte aligned start, so ASan flags any access past the end.
+uint8_t* aligned_block(size_t size) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 16, size == 0 ? 1 : size) != 0) abort();
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  uint8_t* file = aligned_block(size);
+  if (size != 0) memcpy(file, data, size);
+
+  Program program;
+  const Status status =
+      Program::load(Span<const uint8_t>(file, size), ember::kernels::portable_kernel_table(), &program);
+  int result = 0;
+  if (status == Status::Ok) {
+    size_t total = 0;
+    for (size_t r = 0; r < program.num_regions(); ++r) total += program.region_size(r);
+    if (total > kMaxArenaBytes) {
+      result = -1;  // keep out of the corpus
+    } else {
+      Span<uint8_t> regions[ember::rt::kMaxRegions];
+      uint8_t* blocks[ember::rt::kMaxRegions] = {};
+      for (size_t r = 0; r < program.num_regions(); ++r) {
+        const size_t bytes = program.region_size(r);
+        blocks[r] = aligned_block(bytes);
+        memset(blocks[r], 0xA5, bytes);
+        regions[r] = Span<uint8_t>(blocks[r], bytes);
+      }
+      Executor exec;
+      if (exec.init(program, Span<const Span<uint8_t>>(regions, program.num_regions())) !=
+          Status::Ok)
+        abort();  // regions of exactly the planned sizes must bind
+      for (size_t i = 0; i < program.num_inputs(); ++i) {
+        ember::rt::TensorView view;
+        if (exec.input(i, &view) != Status::Ok) abort();
+        ember::rt::TensorInfo info;
+        program.input_info(i, &info);
+        uint8_t* dst = static_cast<uint8_t*>(view.data);
+        for (uint32_t b = 0; b < info.bytes; ++b) dst[b] = data[b % size];
+      }
+      (void)exec.run();
+      for (size_t r = 0; r < program.num_regions(); ++r) free(blocks[r]);
+    }
+  }
+  free(file);
+  return result;
+}
