@@ -135,4 +135,11 @@ void Graph::remove_dead_ops() {
   ops = std::move(kept);
 }
 
+void Graph::erase_ops(const std::vector<bool>& erased) {
+  std::vector<Op> kept;
+  for (size_t k = 0; k < ops.size(); ++k)
+    if (!erased[k]) kept.push_back(std::move(ops[k]));
+  ops = std::move(kept);
+}
+
 }  // namespace ember::compiler

@@ -107,6 +107,8 @@ struct Graph {
   void replace_uses(int from, int to);
   /// Removes ops whose outputs nobody reads (graph outputs are read).
   void remove_dead_ops();
+  /// Removes the ops whose index is marked in `erased` (same length as `ops`), keeping order.
+  void erase_ops(const std::vector<bool>& erased);
 };
 
 /// Shape helpers.

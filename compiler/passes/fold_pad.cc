@@ -39,10 +39,7 @@ Status fold_pad(Graph& g, const Target&, Diagnostics&) {
     conv.inputs[0] = pad.inputs[0];
     erased[k] = true;
   }
-  std::vector<Op> kept;
-  for (size_t k = 0; k < g.ops.size(); ++k)
-    if (!erased[k]) kept.push_back(std::move(g.ops[k]));
-  g.ops = std::move(kept);
+  g.erase_ops(erased);
   return Status::Success;
 }
 

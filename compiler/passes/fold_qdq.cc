@@ -74,10 +74,7 @@ Status fold_qdq(Graph& g, const Target&, Diagnostics&) {
     op.inputs = sources;
     op.outputs = {int8_out};
   }
-  std::vector<Op> kept;
-  for (size_t k = 0; k < g.ops.size(); ++k)
-    if (!erased[k]) kept.push_back(std::move(g.ops[k]));
-  g.ops = std::move(kept);
+  g.erase_ops(erased);
 
   if (!g.float_io) {
     for (int& in : g.inputs) {

@@ -31,10 +31,7 @@ Status fuse_activation(Graph& g, const Target&, Diagnostics&) {
     op.outputs[0] = act.outputs[0];
     erased[users[0]] = true;
   }
-  std::vector<Op> kept;
-  for (size_t k = 0; k < g.ops.size(); ++k)
-    if (!erased[k]) kept.push_back(std::move(g.ops[k]));
-  g.ops = std::move(kept);
+  g.erase_ops(erased);
   return Status::Success;
 }
 
