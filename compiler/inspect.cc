@@ -2,7 +2,9 @@
 
 #include "compiler/inspect.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "compiler/kernel_table.h"
 #include "schema/program_generated.h"
@@ -115,8 +117,47 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
            ", \"macs\": " + std::to_string(op_macs(p, *op, kernel)) +
            ", \"inputs\": " + list(op->inputs(), tensor_name) +
            ", \"outputs\": " + list(op->outputs(), tensor_name) +
+           ", \"input_ids\": " + list(op->inputs(), [](int32_t t) { return std::to_string(t); }) +
+           ", \"output_ids\": " + list(op->outputs(), [](int32_t t) { return std::to_string(t); }) +
+           ", \"ints\": " + list(op->ints(), [](int32_t v) { return std::to_string(v); }) +
            ", \"source\": " + quote(source) + "}";
   });
+  // Every arena tensor with its place and lifetime (ops that touch it; inputs from op 0,
+  // outputs through the last op). A view shares its source's bytes: view_of names it.
+  const int32_t num_tensors = static_cast<int32_t>(p.tensors()->size());
+  const int32_t num_ops = static_cast<int32_t>(p.ops()->size());
+  std::vector<int32_t> first(num_tensors, -1), last(num_tensors, -1);
+  auto touch = [&](int32_t t, int32_t k) {
+    if (t < 0 || t >= num_tensors) return;
+    first[t] = first[t] < 0 ? k : std::min(first[t], k);
+    last[t] = std::max(last[t], k);
+  };
+  for (int32_t t : *p.inputs()) touch(t, 0);
+  for (int32_t k = 0; k < num_ops; ++k) {
+    const fb::Op* op = p.ops()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (op->inputs())
+      for (int32_t t : *op->inputs()) touch(t, k);
+    if (op->outputs())
+      for (int32_t t : *op->outputs()) touch(t, k);
+  }
+  for (int32_t t : *p.outputs()) touch(t, std::max(0, num_ops - 1));
+  std::string buffers = "[";
+  for (int32_t t = 0; t < num_tensors; ++t) {
+    const fb::Tensor* x = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+    if (x->storage() != fb::Storage::Arena) continue;
+    uint64_t bytes = x->dtype() == fb::DType::Int8 ? 1 : 4;
+    if (x->shape())
+      for (int32_t d : *x->shape()) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    const std::string region = x->region() < p.regions()->size() ? str(p.regions()->Get(x->region())->name()) : "?";
+    if (buffers.size() > 1) buffers += ", ";
+    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(str(x->name())) +
+               ", \"shape\": " + list(x->shape(), [](int32_t d) { return std::to_string(d); }) +
+               ", \"dtype\": " + quote(dtype_str(x->dtype())) + ", \"region\": " + quote(region) +
+               ", \"offset\": " + std::to_string(x->offset()) + ", \"bytes\": " + std::to_string(bytes) +
+               ", \"first_op\": " + std::to_string(first[t]) + ", \"last_op\": " + std::to_string(last[t]) +
+               ", \"view_of\": " + std::to_string(x->view_of()) + "}";
+  }
+  buffers += "]";
   uint64_t arena = 0;
   std::string regions = list(p.regions(), [&](const fb::Region* r) {
     arena += r->size();
@@ -136,7 +177,8 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
          ", \"inputs\": " + list(p.inputs(), [&](int32_t t) { return io(p, t); }) +
          ", \"outputs\": " + list(p.outputs(), [&](int32_t t) { return io(p, t); }) +
          ", \"memory\": {\"regions\": " + regions + ", \"arena_bytes\": " + std::to_string(arena) +
-         ", \"lower_bound_bytes\": " + std::to_string(p.lower_bound()) + ", \"peak_op\": " + peak_op + "}" +
+         ", \"lower_bound_bytes\": " + std::to_string(p.lower_bound()) + ", \"peak_op\": " + peak_op +
+         ", \"peak_op_index\": " + std::to_string(peak) + ", \"buffers\": " + buffers + "}" +
          ", \"kernels\": " + kernels + ", \"ops\": " + ops + "}";
 }
 

@@ -15,80 +15,201 @@ bool lifetimes_meet(const Buffer& a, const Buffer& b) {
   return a.first_op <= b.last_op && b.first_op <= a.last_op;
 }
 
-// Places buffers in `order`, each at the lowest aligned offset that conflicts with no placed
-// buffer whose lifetime meets its own. Conflicts are open intervals of forbidden start offsets.
-std::vector<uint64_t> place_in_order(const std::vector<Buffer>& buffers, const std::vector<size_t>& order,
-                                     uint64_t* arena_bytes) {
+// A unit is a set of buffers at fixed distances: a chain of partners (each output at its
+// input's offset minus the aligned delta), or one buffer alone.
+struct Unit {
+  std::vector<size_t> members;
+  std::vector<uint64_t> rel;  // offset of each member from the unit's start
+  uint64_t span = 0;
+};
+
+bool conflict(const Buffer& a, uint64_t oa, const Buffer& b, uint64_t ob) {
+  return lifetimes_meet(a, b) && oa < ob + b.size && ob < oa + a.size && a.size && b.size;
+}
+
+// Partner chains become units; a link whose unit would make two other members collide is
+// dropped (the output then goes anywhere free).
+std::vector<Unit> make_units(const std::vector<Buffer>& buffers, bool use_partners) {
+  const size_t n = buffers.size();
+  std::vector<int> next(n, -1), prev(n, -1);  // next: the output written over this input
+  if (use_partners)
+    for (size_t i = 0; i < n; ++i) {
+      const int j = buffers[i].overlaps;
+      if (j >= 0 && static_cast<size_t>(j) < n && j != static_cast<int>(i) && next[j] < 0 && prev[i] < 0)
+        next[j] = static_cast<int>(i), prev[i] = j;
+    }
+  std::vector<Unit> units;
+  std::vector<bool> seen(n, false);
+  for (size_t head = 0; head < n; ++head) {
+    if (seen[head] || prev[head] >= 0) continue;
+    Unit u;
+    std::vector<int64_t> rel;
+    int64_t at = 0;
+    for (int i = static_cast<int>(head); i >= 0; i = next[i]) {
+      if (seen[i]) break;
+      if (!u.members.empty()) {
+        at -= static_cast<int64_t>(align_up(buffers[i].overlap_delta));
+        bool ok = true;  // the new member must not collide with any but its partner
+        for (size_t m = 0; m + 1 < u.members.size(); ++m)
+          ok = ok && !conflict(buffers[i], static_cast<uint64_t>(at + (1LL << 40)), buffers[u.members[m]],
+                               static_cast<uint64_t>(rel[m] + (1LL << 40)));
+        if (!ok) break;  // the rest of the chain starts a new unit
+      }
+      seen[i] = true;
+      u.members.push_back(static_cast<size_t>(i));
+      rel.push_back(at);
+    }
+    const int64_t low = *std::min_element(rel.begin(), rel.end());
+    for (size_t m = 0; m < u.members.size(); ++m) {
+      u.rel.push_back(static_cast<uint64_t>(rel[m] - low));
+      u.span = std::max(u.span, u.rel.back() + buffers[u.members[m]].size);
+    }
+    units.push_back(std::move(u));
+  }
+  for (size_t i = 0; i < n; ++i)  // chain tails cut off above
+    if (!seen[i]) {
+      for (int j = static_cast<int>(i); j >= 0 && !seen[j]; j = next[j]) {
+        seen[j] = true;
+        units.push_back(Unit{{static_cast<size_t>(j)}, {0}, buffers[j].size});
+      }
+    }
+  return units;
+}
+
+// Places units in `order`, each at the lowest aligned start where no member collides with a
+// placed buffer whose lifetime meets its own, except a partner at its allowed distance.
+// Conflicts are open intervals of forbidden unit starts.
+std::vector<uint64_t> place_in_order(const std::vector<Buffer>& buffers, const std::vector<Unit>& units,
+                                     const std::vector<size_t>& order, uint64_t* arena_bytes) {
   std::vector<uint64_t> offsets(buffers.size(), 0);
   std::vector<size_t> placed;
   *arena_bytes = 0;
-  for (size_t i : order) {
-    const Buffer& b = buffers[i];
-    const int64_t size = static_cast<int64_t>(b.size);
+  for (size_t u : order) {
+    const Unit& unit = units[u];
     std::vector<std::pair<int64_t, int64_t>> forbidden;  // starts s with lo < s < hi
-    for (size_t j : placed) {
-      if (!lifetimes_meet(b, buffers[j])) continue;
-      const int64_t off = static_cast<int64_t>(offsets[j]), other = static_cast<int64_t>(buffers[j].size);
-      if (b.overlaps == static_cast<int>(j))  // b is the output: at or below j's offset - delta
-        forbidden.push_back({off - static_cast<int64_t>(b.overlap_delta), off + other});
-      else if (buffers[j].overlaps == static_cast<int>(i))  // j is the output over b
-        forbidden.push_back({off - size, off + static_cast<int64_t>(buffers[j].overlap_delta)});
-      else
-        forbidden.push_back({off - size, off + other});
+    for (size_t m = 0; m < unit.members.size(); ++m) {
+      const size_t i = unit.members[m];
+      const Buffer& b = buffers[i];
+      const int64_t size = static_cast<int64_t>(b.size), rel = static_cast<int64_t>(unit.rel[m]);
+      if (b.size == 0) continue;
+      for (size_t j : placed) {
+        if (!lifetimes_meet(b, buffers[j]) || buffers[j].size == 0) continue;
+        const int64_t off = static_cast<int64_t>(offsets[j]), other = static_cast<int64_t>(buffers[j].size);
+        if (b.overlaps == static_cast<int>(j))  // b is the output: at or below j's offset - delta
+          forbidden.push_back({off - static_cast<int64_t>(b.overlap_delta) - rel, off + other - rel});
+        else if (buffers[j].overlaps == static_cast<int>(i))  // j is the output over b
+          forbidden.push_back({off - size - rel, off + static_cast<int64_t>(buffers[j].overlap_delta) - rel});
+        else
+          forbidden.push_back({off - size - rel, off + other - rel});
+      }
     }
     std::vector<uint64_t> candidates = {0};
     for (const auto& f : forbidden)
       if (f.second > 0) candidates.push_back(align_up(static_cast<uint64_t>(f.second)));
     std::sort(candidates.begin(), candidates.end());
-    uint64_t offset = candidates.back();
+    uint64_t start = candidates.back();
     for (uint64_t c : candidates) {
       const int64_t s = static_cast<int64_t>(c);
       bool ok = true;
       for (const auto& f : forbidden) ok = ok && (s <= f.first || s >= f.second);
-      if (ok) { offset = c; break; }
+      if (ok) { start = c; break; }
     }
-    offsets[i] = offset;
-    placed.push_back(i);
-    *arena_bytes = std::max(*arena_bytes, offset + b.size);
+    for (size_t m = 0; m < unit.members.size(); ++m) {
+      offsets[unit.members[m]] = start + unit.rel[m];
+      placed.push_back(unit.members[m]);
+    }
+    *arena_bytes = std::max(*arena_bytes, start + unit.span);
   }
   *arena_bytes = align_up(*arena_bytes);
   return offsets;
 }
 
-std::vector<size_t> by_size(const std::vector<Buffer>& buffers) {
-  std::vector<size_t> order(buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (buffers[a].size != buffers[b].size) return buffers[a].size > buffers[b].size;
-    return buffers[a].first_op < buffers[b].first_op;
+// Unit orders: largest span first (ties: earliest first), most bytes alive around its
+// first use first, earliest first, and the first with each unit moved to the front.
+std::vector<std::vector<size_t>> unit_orders(const std::vector<Buffer>& buffers, const std::vector<Unit>& units) {
+  std::vector<uint64_t> crowd(units.size(), 0);
+  std::vector<int> first(units.size(), 0);
+  for (size_t u = 0; u < units.size(); ++u) {
+    first[u] = buffers[units[u].members[0]].first_op;
+    for (size_t i : units[u].members) {
+      first[u] = std::min(first[u], buffers[i].first_op);
+      uint64_t c = 0;
+      for (const Buffer& b : buffers)
+        if (b.first_op <= buffers[i].first_op && buffers[i].first_op <= b.last_op) c += b.size;
+      crowd[u] = std::max(crowd[u], c);
+    }
+  }
+  std::vector<size_t> by_size(units.size());
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::stable_sort(by_size.begin(), by_size.end(), [&](size_t a, size_t b) {
+    if (units[a].span != units[b].span) return units[a].span > units[b].span;
+    return first[a] < first[b];
   });
-  return order;
+  std::vector<size_t> by_crowd = by_size, by_start = by_size;
+  std::stable_sort(by_crowd.begin(), by_crowd.end(), [&](size_t a, size_t b) { return crowd[a] > crowd[b]; });
+  std::stable_sort(by_start.begin(), by_start.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+  std::vector<std::vector<size_t>> orders = {by_size, by_crowd, by_start};
+  for (size_t u = 0; u < by_size.size() && by_size.size() <= 256; ++u) {  // each unit first
+    std::vector<size_t> o = {by_size[u]};
+    for (size_t v : by_size)
+      if (v != by_size[u]) o.push_back(v);
+    orders.push_back(std::move(o));
+  }
+  return orders;
 }
 
 }  // namespace
 
 std::vector<uint64_t> GreedyBySize::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
-  return place_in_order(buffers, by_size(buffers), arena_bytes);
+  const std::vector<Unit> units = make_units(buffers, false);
+  return place_in_order(buffers, units, unit_orders(buffers, units)[0], arena_bytes);
 }
 
-std::vector<uint64_t> GreedyBest::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
-  // Bytes alive at each buffer's first use: placing the crowded moments first packs them tight.
-  std::vector<uint64_t> crowd(buffers.size(), 0);
-  for (size_t i = 0; i < buffers.size(); ++i)
-    for (const Buffer& b : buffers)
-      if (b.first_op <= buffers[i].first_op && buffers[i].first_op <= b.last_op) crowd[i] += b.size;
-  std::vector<size_t> by_crowd = by_size(buffers), by_start = by_size(buffers);
-  std::stable_sort(by_crowd.begin(), by_crowd.end(), [&](size_t a, size_t b) { return crowd[a] > crowd[b]; });
-  std::stable_sort(by_start.begin(), by_start.end(),
-                   [&](size_t a, size_t b) { return buffers[a].first_op < buffers[b].first_op; });
+namespace {
+
+std::vector<uint64_t> place_best_order(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) {
+  const std::vector<Unit> units = make_units(buffers, true);
   std::vector<uint64_t> best;
   *arena_bytes = UINT64_MAX;
-  for (const auto& order : {by_size(buffers), by_crowd, by_start}) {
+  for (const auto& order : unit_orders(buffers, units)) {
     uint64_t bytes = 0;
-    std::vector<uint64_t> offsets = place_in_order(buffers, order, &bytes);
+    std::vector<uint64_t> offsets = place_in_order(buffers, units, order, &bytes);
     if (bytes < *arena_bytes) *arena_bytes = bytes, best = std::move(offsets);
   }
-  if (buffers.empty()) *arena_bytes = 0;
+  return best;
+}
+
+}  // namespace
+
+std::vector<uint64_t> GreedyBest::place(const std::vector<Buffer>& buffers, uint64_t* arena_bytes) const {
+  if (buffers.empty()) return *arena_bytes = 0, std::vector<uint64_t>{};
+  // Partners chain into rigid units that drift down by every delta, so each link is taken only
+  // when it does not raise the arena: links at the most crowded ops are tried first, twice
+  // over; all links at once is the other candidate.
+  std::vector<Buffer> trial = buffers;
+  for (Buffer& b : trial) b.overlaps = -1;
+  std::vector<uint64_t> best = place_best_order(trial, arena_bytes);
+  std::vector<size_t> links;
+  std::vector<uint64_t> crowd(buffers.size(), 0);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].overlaps < 0) continue;
+    links.push_back(i);
+    for (const Buffer& b : buffers)
+      if (b.first_op <= buffers[i].first_op && buffers[i].first_op <= b.last_op) crowd[i] += b.size;
+  }
+  std::stable_sort(links.begin(), links.end(), [&](size_t a, size_t b) { return crowd[a] > crowd[b]; });
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i : links) {
+      if (trial[i].overlaps >= 0) continue;
+      trial[i].overlaps = buffers[i].overlaps;
+      uint64_t bytes = 0;
+      std::vector<uint64_t> offsets = place_best_order(trial, &bytes);
+      if (bytes <= *arena_bytes) *arena_bytes = bytes, best = std::move(offsets);
+      else trial[i].overlaps = -1;
+    }
+  uint64_t all = 0;  // every link at once, for comparison
+  std::vector<uint64_t> offsets = place_best_order(buffers, &all);
+  if (all < *arena_bytes) *arena_bytes = all, best = std::move(offsets);
   return best;
 }
 

@@ -49,5 +49,24 @@ TEST(GreedyBySize, LiveBuffersNeverOverlap) {
   }
 }
 
+TEST(GreedyBest, PartnerChainGoesBelowTheOpByOpBound) {
+  // a -> b -> c, each output allowed over its dying input 32 bytes below it.
+  std::vector<Buffer> buffers = {{256, 0, 1}, {256, 1, 2}, {256, 2, 3}};
+  buffers[1].overlaps = 0, buffers[1].overlap_delta = 32;
+  buffers[2].overlaps = 1, buffers[2].overlap_delta = 32;
+  uint64_t arena = 0;
+  const auto offsets = GreedyBest().place(buffers, &arena);
+  int peak = -1;
+  EXPECT_EQ(lifetime_lower_bound(buffers, 4, &peak), 512u);
+  EXPECT_EQ(arena, 256u + 2 * 32u);  // the chain drifts down by both deltas
+  for (size_t i = 1; i < buffers.size(); ++i) {
+    const size_t in = static_cast<size_t>(buffers[i].overlaps);
+    const bool overlap = offsets[i] < offsets[in] + 256 && offsets[in] < offsets[i] + 256;
+    if (overlap) {
+      EXPECT_LE(offsets[i] + 32, offsets[in]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::compiler

@@ -23,6 +23,10 @@ struct TensorView {
   int32_t dims[kMaxRank] = {};
   uint8_t rank = 0;
   DType dtype = DType::Int8;
+  /// The data is a constant in the program file: bound (readable) already when a kernel's
+  /// check runs, so a check may validate values the run will use as parameters (per-channel
+  /// shifts, biases). Arena data is never readable in a check.
+  bool constant = false;
 
   size_t num_elements() const {
     size_t n = 1;

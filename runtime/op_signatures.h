@@ -35,15 +35,36 @@ enum class KernelId : uint16_t {
 #undef EMBER_KERNEL
 };
 
+/// Whether input `index` of kernel `id` is optional, i.e. may be -1 (absent) in a program file:
+/// the bias of the conv and linear kernels and their folded bias (kernels.def). Every other
+/// operand is required: kernels read it unconditionally, so the verifier rejects -1 there
+/// (BadIndex) before any kernel sees the op.
+constexpr bool input_may_be_absent(KernelId id, size_t index) {
+  switch (id) {
+    case KernelId::conv2d_s8:
+    case KernelId::depthwise_conv2d_s8:
+    case KernelId::fully_connected_s8:
+      return index == 2 || index == 5;
+    case KernelId::conv2d_f32:
+    case KernelId::depthwise_conv2d_f32:
+    case KernelId::fully_connected_f32:
+      return index == 2;
+    default:
+      return false;
+  }
+}
+
 /// Kernel ids below this are known to this runtime; others are Status::UnknownKind.
 inline constexpr size_t kNumKnownKernels = sizeof(kOpSignatures) / sizeof(kOpSignatures[0]);
 
 /// A variadic input list holds 1..kMaxVariadicInputs tensors.
 inline constexpr size_t kMaxVariadicInputs = 16;
+/// A variadic output list holds 1..kMaxVariadicOutputs tensors (an output and a scratch).
+inline constexpr size_t kMaxVariadicOutputs = 2;
 
 namespace internal {
 constexpr size_t max_count(bool inputs) {
-  size_t m = inputs ? kMaxVariadicInputs : 0;
+  size_t m = inputs ? kMaxVariadicInputs : kMaxVariadicOutputs;
   for (const OpSignature& s : kOpSignatures) {
     const int8_t n = inputs ? s.inputs : s.outputs;
     if (n > 0 && static_cast<size_t>(n) > m) m = static_cast<size_t>(n);

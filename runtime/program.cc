@@ -35,18 +35,25 @@ Status Program::load(Span<const uint8_t> file, const KernelTable& kernels, Progr
     p.constants_ = root->constant_data()->Data();
     p.constants_size_ = root->constant_data()->size();
   }
+  EMBER_RETURN_IF_ERROR(p.check_kernels());
+  *out = p;
+  return Status::Ok;
+}
+
+// Out of line, so its operand views (kMaxOpInputs + kMaxOpOutputs of them, most of the frame)
+// are never on the stack together with verify_file's frames: the load's worst-case stack is
+// the larger of the two paths, not their sum (tools/stack_usage.py).
+EMBER_NOINLINE Status Program::check_kernels() const {
   TensorView inputs[kMaxOpInputs];
   TensorView outputs[kMaxOpOutputs];
-  for (size_t i = 0; i < p.num_ops(); ++i) {
+  for (size_t i = 0; i < num_ops(); ++i) {
     OpContext ctx;
-    p.bind_op(i, Span<const Span<uint8_t>>(), inputs, outputs, &ctx);
-    const Status status = kernels.entries[root->ops()->Get(static_cast<uint32_t>(i))->kernel()]
-                              .check(ctx);
+    bind_op(i, Span<const Span<uint8_t>>(), inputs, outputs, &ctx);
+    const Status status = kernels_.entries[op_kernel(i)].check(ctx);
     EMBER_CHECK_OR_RETURN(status == Status::Ok, status,
                           "op %" PRIu32 " (%s): kernel check failed: %s",
-                          static_cast<uint32_t>(i), p.op_source(i), to_string(status));
+                          static_cast<uint32_t>(i), op_source(i), to_string(status));
   }
-  *out = p;
   return Status::Ok;
 }
 
@@ -119,6 +126,7 @@ void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
   if (t.storage() == fbs::Storage::Constant) {
     // Kernels never write inputs; the view type is shared with outputs, hence the cast.
     view->data = const_cast<uint8_t*>(constants_ + t.offset());
+    view->constant = true;
   } else if (regions.empty()) {
     view->data = const_cast<uint8_t*>(kUnboundData);
   } else {

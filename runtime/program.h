@@ -35,6 +35,10 @@ inline constexpr size_t kDataAlignment = 16;
 /// additions while bounding the verifier's recursion on a small stack.
 inline constexpr uint32_t kVerifierMaxDepth = 16;
 inline constexpr uint32_t kVerifierMaxTables = 100000;
+/// Tensors and ops a program may hold (bounds the verifier's work; the zoo's largest model
+/// has a few hundred of each).
+inline constexpr uint32_t kMaxTensors = 8192;
+inline constexpr uint32_t kMaxOps = 8192;
 
 /// Description of one program input or output.
 struct TensorInfo {
@@ -94,6 +98,8 @@ class Program {
   void bind_op(size_t index, Span<const Span<uint8_t>> regions, TensorView* inputs,
                TensorView* outputs, OpContext* ctx) const;
   KernelFn run_fn(size_t op) const;
+  /// Runs each op's kernel check (the last step of load).
+  Status check_kernels() const;
   Status io_info(bool input, size_t index, TensorInfo* info) const;
 
   const schema::Program* root_ = nullptr;

@@ -209,6 +209,13 @@ TEST(ProgramTest, TensorIndexOutOfRange) {
   EXPECT_EQ(load(s), Status::BadIndex);
 }
 
+TEST(ProgramTest, AbsentRequiredOperandIsBadIndex) {
+  // -1 means "absent" only where kernels.def makes the operand optional (biases).
+  ProgramSpec s = valid_spec();
+  s.ops[1].inputs[1] = -1;  // add_f32's second operand
+  EXPECT_EQ(load(s), Status::BadIndex);
+}
+
 TEST(ProgramTest, RegionIndexOutOfRange) {
   ProgramSpec s = valid_spec();
   s.tensors[1].region = 1;
@@ -256,7 +263,7 @@ TEST(ProgramTest, ConstantOutOfBounds) {
 TEST(ProgramTest, ArenaTensorOutsideRegion) {
   ProgramSpec s = valid_spec();
   s.region_sizes = {35};  // output occupies [32, 36)
-  EXPECT_EQ(load(s), Status::DataOutOfBounds);
+  EXPECT_EQ(load(s), Status::BadPlan);
 }
 
 TEST(ProgramTest, WrongOperandCount) {
@@ -330,10 +337,10 @@ TEST(ProgramTest, AliasedViewIsTrackedPerTensor) {
   EXPECT_EQ(load(s), Status::BadGraph);
 }
 
-TEST(ProgramTest, InPlaceOpReadingItsOwnOutput) {
+TEST(ProgramTest, OpReadingItsOwnOutputIsBadSignature) {
   ProgramSpec s = valid_spec();
   s.ops[0].inputs = {1};
-  EXPECT_EQ(load(s), Status::BadGraph);
+  EXPECT_EQ(load(s), Status::BadOpSignature);
 }
 
 TEST(ProgramTest, OutputNeverWrittenAndWritesToConstants) {

@@ -8,6 +8,7 @@
 #include "runtime/program_verifier.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/log.h"
 #include "runtime/op_signatures.h"
@@ -29,6 +30,10 @@ bool add_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_add_over
 
 uint32_t u32(size_t n) { return static_cast<uint32_t>(n); }
 
+// The tensor's name for messages ("" when absent); flatbuffers::Verifier has checked it is a
+// NUL-terminated string inside the file.
+const char* name_of(const fbs::Tensor& t) { return t.name() ? t.name()->c_str() : ""; }
+
 template <typename T>
 uint32_t count(const flatbuffers::Vector<T>* v) {
   return v == nullptr ? 0 : v->size();
@@ -40,6 +45,49 @@ struct Limits {
   uint32_t region_size[kMaxRegions];
   uint32_t constants_size;
 };
+
+uint32_t load_u32(const uint8_t* p) {  // any alignment (Cortex-M0 faults on unaligned ldr)
+  uint32_t v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// flatbuffers::Verifier::VerifyVectorOfTables forms each element's pointer (element address +
+// stored offset) before range-checking it. With a 32-bit address space that sum can wrap, which
+// is undefined behaviour (found by the i386 fuzz build). So, before the flatbuffers verifier
+// runs, this checks in integer arithmetic that every element of the root's vectors of tables
+// (tensors, ops, regions: the schema's only vectors of tables) points inside the file. Sizes
+// are below 2^31 (checked by the caller), so no sum here wraps a size_t.
+bool table_vectors_in_file(Span<const uint8_t> file, uint32_t root) {
+  const uint8_t* f = file.data();
+  const size_t size = file.size();
+  const int32_t soffset = static_cast<int32_t>(load_u32(f + root));
+  const int64_t vtable = int64_t{root} - soffset;
+  if (vtable < 0 || vtable + 4 > static_cast<int64_t>(size)) return false;
+  const uint8_t* vt = f + vtable;
+  const size_t vt_size = static_cast<size_t>(vt[0] | (vt[1] << 8));
+  if (vt_size < 4 || static_cast<size_t>(vtable) + vt_size > size) return false;
+  constexpr uint32_t kFields[] = {1, 2, 5};  // Program.tensors, ops, regions (schema order)
+  for (uint32_t field : kFields) {
+    const size_t entry = 4 + 2 * field;
+    if (entry + 2 > vt_size) continue;  // field absent
+    const size_t field_off = static_cast<size_t>(vt[entry] | (vt[entry + 1] << 8));
+    if (field_off == 0) continue;
+    const size_t at = root + field_off;
+    if (at > size - 4) return false;
+    const uint32_t rel = load_u32(f + at);
+    if (rel == 0 || rel > size - 4 - at) return false;
+    const size_t vec = at + rel;
+    const uint32_t n = load_u32(f + vec);
+    if (n > (size - 4 - vec) / 4) return false;
+    for (uint32_t i = 0; i < n; ++i) {
+      const size_t elem = vec + 4 + 4 * size_t{i};
+      const uint32_t off = load_u32(f + elem);
+      if (off == 0 || off >= size - elem) return false;
+    }
+  }
+  return true;
+}
 
 Status check_header(Span<const uint8_t> file) {
   EMBER_CHECK_OR_RETURN(file.data() != nullptr && file.size() >= 8, Status::Truncated,
@@ -60,6 +108,8 @@ Status check_header(Span<const uint8_t> file) {
   options.max_depth = kVerifierMaxDepth;
   options.max_tables = kVerifierMaxTables;
   options.check_alignment = true;
+  EMBER_CHECK_OR_RETURN(table_vectors_in_file(file, root), Status::BadStructure,
+                        "program: a tensor, op or region offset points outside the file");
   flatbuffers::Verifier verifier(file.data(), file.size(), options);
   EMBER_CHECK_OR_RETURN(fbs::VerifyProgramBuffer(verifier), Status::BadStructure,
                         "program: flatbuffers verification failed");
@@ -126,30 +176,30 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
   bool empty = false;
   for (uint32_t d = 0; d < shape.size(); ++d) {
     EMBER_CHECK_OR_RETURN(shape.Get(d) >= 0, Status::BadShape,
-                          "tensor %" PRIu32 ": dim %" PRIu32 " is %" PRId32, index, d,
-                          shape.Get(d));
+                          "tensor %" PRIu32 " '%s': dim %" PRIu32 " is %" PRId32, index,
+                          name_of(t), d, shape.Get(d));
     empty = empty || shape.Get(d) == 0;
   }
   const uint32_t elem = dtype_bytes(static_cast<DType>(dtype));
   uint32_t bytes = empty ? 0 : elem;
   for (uint32_t d = 0; d < shape.size() && !empty; ++d) {
     EMBER_CHECK_OR_RETURN(mul_u32(bytes, static_cast<uint32_t>(shape.Get(d)), &bytes),
-                          Status::SizeOverflow, "tensor %" PRIu32 ": byte size overflows",
-                          index);
+                          Status::SizeOverflow, "tensor %" PRIu32 " '%s': byte size overflows",
+                          index, name_of(t));
   }
   EMBER_RETURN_IF_ERROR(check_quantization(index, t));
 
   uint32_t end = 0;
   EMBER_CHECK_OR_RETURN(add_u32(t.offset(), bytes, &end), Status::SizeOverflow,
-                        "tensor %" PRIu32 ": offset + size overflows", index);
+                        "tensor %" PRIu32 " '%s': offset + size overflows", index, name_of(t));
   if (t.storage() == fbs::Storage::Constant) {
     EMBER_CHECK_OR_RETURN(t.offset() % kDataAlignment == 0, Status::Misaligned,
                           "tensor %" PRIu32 ": constant offset %" PRIu32 " not aligned", index,
                           t.offset());
     EMBER_CHECK_OR_RETURN(end <= lim.constants_size, Status::DataOutOfBounds,
-                          "tensor %" PRIu32 ": bytes [%" PRIu32 ", %" PRIu32
-                          ") past constant data (%" PRIu32 ")",
-                          index, t.offset(), end, lim.constants_size);
+                          "tensor %" PRIu32 " '%s': bytes [%" PRIu32 ", %" PRIu32
+                          ") past constant data (%" PRIu32 " bytes)",
+                          index, name_of(t), t.offset(), end, lim.constants_size);
   } else {
     EMBER_CHECK_OR_RETURN(t.region() < lim.num_regions, Status::BadIndex,
                           "tensor %" PRIu32 ": region %" PRIu32 " of %" PRIu32, index,
@@ -159,16 +209,18 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
     EMBER_CHECK_OR_RETURN(t.offset() % elem == 0, Status::Misaligned,
                           "tensor %" PRIu32 ": offset %" PRIu32 " not aligned", index,
                           t.offset());
-    EMBER_CHECK_OR_RETURN(end <= lim.region_size[t.region()], Status::DataOutOfBounds,
-                          "tensor %" PRIu32 ": bytes [%" PRIu32 ", %" PRIu32
-                          ") past region %" PRIu32 " (%" PRIu32 ")",
-                          index, t.offset(), end, t.region(), lim.region_size[t.region()]);
+    EMBER_CHECK_OR_RETURN(end <= lim.region_size[t.region()], Status::BadPlan,
+                          "tensor %" PRIu32 " '%s': bytes [%" PRIu32 ", %" PRIu32
+                          ") past region %" PRIu32 " (%" PRIu32 " bytes)",
+                          index, name_of(t), t.offset(), end, t.region(),
+                          lim.region_size[t.region()]);
   }
   return Status::Ok;
 }
 
 // A view re-reads another arena tensor's bytes under another shape: same region, offset and
-// byte size, and the source is no view itself (no chains to follow on the device).
+// byte size, and the source is no view itself (no chains to follow on the device). A view
+// that does not sit exactly on its source is a placement error (BadPlan).
 Status check_view(uint32_t index, const fbs::Tensor& t, const fbs::Program& p) {
   const int32_t v = t.view_of();
   if (v == -1) return Status::Ok;
@@ -178,8 +230,8 @@ Status check_view(uint32_t index, const fbs::Tensor& t, const fbs::Program& p) {
   EMBER_CHECK_OR_RETURN(t.storage() == fbs::Storage::Arena && src.storage() == fbs::Storage::Arena &&
                             src.view_of() == -1 && src.region() == t.region() &&
                             src.offset() == t.offset(),
-                        Status::BadGraph, "tensor %" PRIu32 ": not a valid view of tensor %" PRId32,
-                        index, v);
+                        Status::BadPlan, "tensor %" PRIu32 " '%s': not a valid view of tensor %" PRId32,
+                        index, name_of(t), v);
   EMBER_CHECK_OR_RETURN(tensor_bytes(src) == tensor_bytes(t), Status::BadShape,
                         "tensor %" PRIu32 ": view size differs from tensor %" PRId32, index, v);
   return Status::Ok;
@@ -211,7 +263,8 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
   const uint32_t nt = p.tensors()->size();
   for (uint32_t i = 0; i < ni; ++i) {
     const int32_t t = op.inputs()->Get(i);
-    EMBER_CHECK_OR_RETURN(t == -1 || (t >= 0 && static_cast<uint32_t>(t) < nt),
+    EMBER_CHECK_OR_RETURN((t == -1 && input_may_be_absent(static_cast<KernelId>(id), i)) ||
+                              (t >= 0 && static_cast<uint32_t>(t) < nt),
                           Status::BadIndex, "op %" PRIu32 ": input %" PRIu32 " is %" PRId32,
                           index, i, t);
   }
@@ -223,6 +276,17 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
     EMBER_CHECK_OR_RETURN(out.storage() == fbs::Storage::Arena && out.view_of() == -1,
                           Status::BadGraph, "op %" PRIu32 ": writes constant or view tensor %" PRId32,
                           index, t);
+    // The same tensor (or a view of it) as input and output of one op: kernels read their
+    // inputs while writing, so this is never a valid signature (in-place execution uses two
+    // tensors planned at the same bytes, which check_plan allows only where marked).
+    for (uint32_t j = 0; j < ni; ++j) {
+      const int32_t in = op.inputs()->Get(j);
+      const int32_t root = in < 0 ? in : p.tensors()->Get(static_cast<uint32_t>(in))->view_of();
+      EMBER_CHECK_OR_RETURN(in != t && root != t, Status::BadOpSignature,
+                            "op %" PRIu32 ": tensor %" PRId32 " is both input %" PRIu32
+                            " and output %" PRIu32,
+                            index, t, j, i);
+    }
   }
   const bool linked = kernels.entries != nullptr && id < kernels.size &&
                       kernels.entries[id].check != nullptr && kernels.entries[id].run != nullptr;
@@ -276,14 +340,199 @@ Status check_graph(const fbs::Program& p) {
                               "op %" PRIu32 ": reads tensor %" PRId32 " before any op writes it",
                               o, t);
       }
-      for (int32_t t : *op.outputs())
-        if (in_chunk(t)) written[bit(t) / 32] |= 1u << (bit(t) % 32);
+      for (int32_t t : *op.outputs()) {
+        if (!in_chunk(t)) continue;
+        // One writer per tensor (program inputs are written by the caller): lifetimes, and
+        // with them the plan check, are then one interval per tensor.
+        EMBER_CHECK_OR_RETURN(!((written[bit(t) / 32] >> (bit(t) % 32)) & 1u), Status::BadGraph,
+                              "op %" PRIu32 ": writes tensor %" PRId32 ", already written", o, t);
+        written[bit(t) / 32] |= 1u << (bit(t) % 32);
+      }
     }
     for (int32_t output : *p.outputs()) {
       const int32_t t = root(output);
       if (!in_chunk(t)) continue;
       EMBER_CHECK_OR_RETURN((written[bit(t) / 32] >> (bit(t) % 32)) & 1u, Status::BadGraph,
                             "program output tensor %" PRId32 " is never written", t);
+    }
+  }
+  return Status::Ok;
+}
+
+
+// The arena tensor whose bytes `t` uses: itself, or the source of a view (verified: one level).
+int32_t buffer_of(const fbs::Program& p, int32_t t) {
+  if (t < 0) return t;
+  const int32_t v = p.tensors()->Get(static_cast<uint32_t>(t))->view_of();
+  return v >= 0 ? v : t;
+}
+
+// Whether the arena bytes of tensors a and b (verified, non-views) intersect.
+bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
+  if (a.storage() != fbs::Storage::Arena || b.storage() != fbs::Storage::Arena ||
+      a.region() != b.region())
+    return false;
+  const uint32_t na = tensor_bytes(a), nb = tensor_bytes(b);
+  if (na == 0 || nb == 0) return false;
+  // offset + bytes fits in 32 bits (check_tensor).
+  return a.offset() < b.offset() + nb && b.offset() < a.offset() + na;
+}
+
+// In place (docs/memory.md; the compiler's rules are compiler/in_place.h): an op may write its
+// output over an input that dies at the op when its kernel never overwrites a byte it has yet
+// to read. Returns the input operand whose buffer output `out` overlaps under such a rule, or
+// -1, and in *delta how far below that input the output must start at least:
+//  - elementwise kernels: an operand of the output's shape with elements at least as wide
+//    (a broadcast operand is read many times), delta 0;
+//  - row-streaming kernels (conv2d_s8, depthwise_conv2d_s8, max/avg_pool2d_s8), batch 1, NHWC:
+//    output row r is written after reading input rows from max(0, r * stride - pad_top) on,
+//    conv2d_s8 may finish 4 output pixels as one block, the others 1: output pixel q must end
+//    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def).
+// Operand counts and ints were checked against the kernel's signature before this runs.
+int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta) {
+  *delta = 0;
+  if (out != 0) return -1;  // the result; a second output (scratch) never overlaps an input
+  const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
+  auto operand = [&](uint32_t i) -> const fbs::Tensor* {
+    if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
+    const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(i)));
+    return t->storage() == fbs::Storage::Arena ? t : nullptr;
+  };
+  auto overlaps_out = [&](uint32_t i) {
+    const int32_t b = buffer_of(p, op.inputs()->Get(i));
+    return bytes_overlap(o, *p.tensors()->Get(static_cast<uint32_t>(b)));
+  };
+  auto elementwise = [&](uint32_t i) {
+    const fbs::Tensor* t = operand(i);
+    if (t == nullptr || !overlaps_out(i) || t->shape()->size() != o.shape()->size() ||
+        dtype_bytes(static_cast<DType>(o.dtype())) > dtype_bytes(static_cast<DType>(t->dtype())))
+      return false;
+    for (uint32_t d = 0; d < o.shape()->size(); ++d)
+      if (t->shape()->Get(d) != o.shape()->Get(d)) return false;
+    return true;
+  };
+  int stride_at = -1, pad_at = -1;
+  switch (static_cast<KernelId>(op.kernel())) {
+    case KernelId::add_s8: case KernelId::mul_s8: case KernelId::add_f32: case KernelId::sub_f32:
+    case KernelId::mul_f32: case KernelId::div_f32: case KernelId::minimum_f32:
+    case KernelId::maximum_f32: case KernelId::pow_f32:
+      return elementwise(0) ? 0 : elementwise(1) ? 1 : -1;
+    case KernelId::lut_s8: case KernelId::requantize_s8: case KernelId::quantize_s8:
+    case KernelId::neg_f32: case KernelId::abs_f32: case KernelId::exp_f32: case KernelId::log_f32:
+    case KernelId::sqrt_f32: case KernelId::rsqrt_f32: case KernelId::sigmoid_f32:
+    case KernelId::tanh_f32:
+      return elementwise(0) ? 0 : -1;
+    case KernelId::conv2d_s8: case KernelId::depthwise_conv2d_s8: stride_at = 0, pad_at = 2; break;
+    case KernelId::max_pool2d_s8: case KernelId::avg_pool2d_s8: stride_at = 2, pad_at = 4; break;
+    default: return -1;
+  }
+  const fbs::Tensor* in = operand(0);
+  if (in == nullptr || !overlaps_out(0) || op.ints() == nullptr ||
+      op.ints()->size() <= static_cast<uint32_t>(pad_at))
+    return -1;
+  const flatbuffers::Vector<int32_t>& is = *in->shape();
+  const flatbuffers::Vector<int32_t>& os = *o.shape();
+  const int64_t stride = op.ints()->Get(static_cast<uint32_t>(stride_at));
+  const int64_t pad = op.ints()->Get(static_cast<uint32_t>(pad_at));
+  if (is.size() != 4 || os.size() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
+      pad < 0 || in->dtype() != o.dtype())
+    return -1;
+  const int64_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
+  const int64_t in_row = int64_t{is.Get(2)} * is.Get(3) * elem;
+  const int64_t pixel = int64_t{os.Get(3)} * elem, width = os.Get(2);
+  const int64_t block = static_cast<KernelId>(op.kernel()) == KernelId::conv2d_s8 ? 4 : 1;
+  int64_t need = 0;
+  auto at = [&](int64_t q) {  // pixel q is written while pixels from q - block + 1 read on
+    const int64_t back = q - block + 1 < 0 ? 0 : q - block + 1;
+    int64_t first = (back / width) * stride - pad;
+    first = first < 0 ? 0 : first > is.Get(1) ? is.Get(1) : first;
+    const int64_t d = (q + 1) * pixel - first * in_row;
+    need = d > need ? d : need;
+  };
+  for (int64_t y = 0; y < os.Get(1) && width > 0; ++y) {
+    for (int64_t x = 0; x < width && x < block - 1; ++x) at(y * width + x);
+    at(y * width + width - 1);
+  }
+  *delta = static_cast<uint32_t>(need);  // <= the output's byte size, a uint32
+  return 0;
+}
+
+// Placement: two arena buffers that are live at the same time must not share a byte. A
+// buffer's lifetime runs from its definition (-1 for a program input, else the op writing it)
+// to its last use (the last op reading it or a view of it; num_ops for a program output), both
+// inclusive: an op's inputs and outputs are live together while it runs. Any two intersecting
+// lifetimes contain the definition time of the later-defined buffer, so it suffices to check
+// each definition against every buffer live at that time. Lifetimes are kept for one chunk of
+// kPlanChunk buffers at a time on the stack (256 bytes; one pass over the ops per chunk).
+Status check_plan(const fbs::Program& p) {
+  constexpr uint32_t kPlanChunk = 32;
+  constexpr int32_t kNever = INT32_MAX;
+  const uint32_t nt = p.tensors()->size();
+  const uint32_t nops = p.ops()->size();
+  for (uint32_t base = 0; base < nt; base += kPlanChunk) {
+    const uint32_t n = nt - base < kPlanChunk ? nt - base : kPlanChunk;
+    int32_t first[kPlanChunk], last[kPlanChunk];
+    for (uint32_t c = 0; c < n; ++c) {
+      first[c] = kNever;
+      last[c] = -2;
+    }
+    auto slot = [&](int32_t t) -> int32_t {
+      return t >= 0 && static_cast<uint32_t>(t) >= base && static_cast<uint32_t>(t) - base < n
+                 ? static_cast<int32_t>(static_cast<uint32_t>(t) - base)
+                 : -1;
+    };
+    auto use = [&](int32_t t, int32_t time) {
+      const int32_t c = slot(buffer_of(p, t));
+      if (c >= 0 && time > last[c]) last[c] = time;
+    };
+    auto define = [&](int32_t t, int32_t time) {
+      const int32_t c = slot(t);
+      if (c >= 0 && time < first[c]) first[c] = time;
+      use(t, time);
+    };
+    for (int32_t t : *p.inputs()) define(buffer_of(p, t), -1);
+    for (uint32_t o = 0; o < nops; ++o) {
+      const fbs::Op& op = *p.ops()->Get(o);
+      for (int32_t t : *op.inputs()) use(t, static_cast<int32_t>(o));
+      for (int32_t t : *op.outputs()) define(t, static_cast<int32_t>(o));
+    }
+    for (int32_t t : *p.outputs()) use(t, static_cast<int32_t>(nops));
+
+    // Checks buffer `b`, defined at `time` by op `op` (nullptr: a program input), against the
+    // chunk's buffers live then.
+    auto check_against_chunk = [&](int32_t b, int32_t time, const fbs::Op* op,
+                                   uint32_t out) -> Status {
+      const fbs::Tensor& tb = *p.tensors()->Get(static_cast<uint32_t>(b));
+      uint32_t delta = 0;
+      const int32_t in_place = op ? in_place_input(p, *op, out, &delta) : -1;
+      const int32_t exempt = in_place >= 0 ? buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(in_place))) : -1;
+      for (uint32_t c = 0; c < n; ++c) {
+        const int32_t t = static_cast<int32_t>(base + c);
+        if (t == b || first[c] > time || last[c] < time) continue;
+        const fbs::Tensor& tt = *p.tensors()->Get(base + c);
+        if (t == exempt && last[c] == time) {  // in place over an input that dies here
+          EMBER_CHECK_OR_RETURN(uint64_t{tb.offset()} + delta <= tt.offset(), Status::BadPlan,
+                                "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
+                                " '%s' at %" PRIu32 " at op %" PRId32 "; in place needs it %" PRIu32
+                                " bytes below",
+                                b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time, delta);
+          continue;
+        }
+        EMBER_CHECK_OR_RETURN(!bytes_overlap(tb, tt), Status::BadPlan,
+                              "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") overlaps live "
+                              "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") at op %" PRId32,
+                              b, name_of(tb), tb.offset(), tensor_bytes(tb), t, name_of(tt),
+                              tt.offset(), tensor_bytes(tt), time);
+      }
+      return Status::Ok;
+    };
+    for (int32_t t : *p.inputs())
+      EMBER_RETURN_IF_ERROR(check_against_chunk(buffer_of(p, t), -1, nullptr, 0));
+    for (uint32_t o = 0; o < nops; ++o) {
+      const fbs::Op& op = *p.ops()->Get(o);
+      for (uint32_t i = 0; i < op.outputs()->size(); ++i)
+        EMBER_RETURN_IF_ERROR(
+            check_against_chunk(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
     }
   }
   return Status::Ok;
@@ -314,6 +563,13 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
                             p.outputs() != nullptr,
                         Status::MissingField, "program: tensors, ops, inputs or outputs missing");
 
+  // Bounds on the work of the checks below (check_plan is O(tensors / 32 * operands)); far
+  // above what a model for a microcontroller holds.
+  EMBER_CHECK_OR_RETURN(p.tensors()->size() <= kMaxTensors && p.ops()->size() <= kMaxOps,
+                        Status::SizeOverflow,
+                        "program: %" PRIu32 " tensors and %" PRIu32 " ops, limits %" PRIu32
+                        " and %" PRIu32,
+                        p.tensors()->size(), p.ops()->size(), kMaxTensors, kMaxOps);
   Limits lim = {};
   lim.num_tensors = p.tensors()->size();
   lim.num_regions = count(p.regions());
@@ -337,6 +593,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(p.ops()->size()),
                         Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
   EMBER_RETURN_IF_ERROR(check_graph(p));
+  EMBER_RETURN_IF_ERROR(check_plan(p));
   *root = &p;
   return Status::Ok;
 }

@@ -19,13 +19,14 @@ const char* to_string(Status status) {
     case Status::BadIndex: return "index out of range";
     case Status::BadShape: return "bad tensor shape";
     case Status::SizeOverflow: return "size arithmetic overflows 32 bits";
-    case Status::DataOutOfBounds: return "tensor data out of bounds";
+    case Status::DataOutOfBounds: return "constant data out of bounds";
     case Status::BadOpSignature: return "bad op signature";
     case Status::BadOpParameter: return "bad op parameter";
     case Status::BadQuantization: return "bad quantization parameters";
     case Status::BadGraph: return "invalid op order";
+    case Status::BadPlan: return "invalid memory plan";
     case Status::ArenaTooSmall: return "memory region too small";
-    case Status::RuntimeIndex: return "input or output index out of range";
+    case Status::RuntimeIndex: return "index out of range at run time";
     case Status::ShapeMismatch: return "tensor size mismatch";
     case Status::InvalidState: return "call in invalid state";
     case Status::KernelNotLinked: return "kernel not linked in this build";

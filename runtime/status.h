@@ -34,7 +34,7 @@ enum class Status : uint8_t {
   BadShape = 8,
   /// A size computation overflows 32-bit arithmetic.
   SizeOverflow = 9,
-  /// A tensor's bytes run past its constant data or its memory region.
+  /// A constant's bytes run past the file's constant data.
   DataOutOfBounds = 10,
   /// An op has the wrong number or dtype of operands or parameters.
   BadOpSignature = 11,
@@ -42,13 +42,18 @@ enum class Status : uint8_t {
   BadOpParameter = 12,
   /// Quantization parameters are missing, mis-sized or out of range.
   BadQuantization = 13,
-  /// The op order is not a valid schedule (a tensor read before it is written, ...).
+  /// The op order is not a valid schedule (a tensor read before it is written, written twice,
+  /// ...).
   BadGraph = 14,
+  /// The memory plan is unsound: a buffer runs past its region, a view does not sit on its
+  /// source, or two buffers that are live at the same op overlap.
+  BadPlan = 15,
 
   // Caller errors -----------------------------------------------------------------------------
   /// A memory region is smaller than the program's plan needs.
   ArenaTooSmall = 20,
-  /// An input or output index is out of range at run time.
+  /// An index met at run time is out of range: an input, output or op index passed to the
+  /// executor, or an index read from tensor data (gather, embedding).
   RuntimeIndex = 21,
   /// A tensor handed in has the wrong shape, dtype or byte size.
   ShapeMismatch = 22,

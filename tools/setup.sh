@@ -9,7 +9,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev
                  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
-                 qemu-system-arm)
+                 qemu-system-arm
+                 clang libclang-rt-14-dev g++-multilib)  # fuzzing: libFuzzer, ASan/UBSan, -m32
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -22,5 +23,5 @@ fi
 PIP="python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore"
 # torch 2.13.0's CPU build is on disk on these machines; pinning it avoids a multi-GB download.
 $PIP torch==2.13.0 torchao==0.18.0 numpy==2.4.6 tqdm==4.70.1 scikit-learn==1.9.1 \
-  pytest==9.0.3 scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5 ninja==1.13.2
+  pytest==9.0.3 scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5 ninja==1.13.2 matplotlib==3.11.2
 $PIP --no-build-isolation -e .

@@ -9,3 +9,7 @@ cmake --build build/tests
 ctest --test-dir build/tests --output-on-failure -j2 | tail -n 3
 
 python3 -m pytest -q "$@"
+
+# A short bounded fuzz pass (30 s per build, 64- and 32-bit; fails on any sanitizer report).
+# The long run is tools/fuzz.sh --seconds N --parallel.
+bash tools/fuzz.sh --seconds 30

@@ -79,6 +79,9 @@ inline Status check_quant_s8(const QuantS8& q) {
 }
 
 /// Checks the optional int32 bias and the per-channel multiplier/shift vectors (length o).
+/// The run uses multiplier and shift values as parameters (a shift out of [-31, 30] would be an
+/// undefined shift), so they must be constants in the program file, whose values are readable
+/// at load time, and every value is checked here.
 inline Status check_per_channel(const OpContext& c, size_t bias, int32_t o) {
   const TensorView& b = c.in(bias);
   const TensorView& m = c.in(bias + 1);
@@ -90,6 +93,12 @@ inline Status check_per_channel(const OpContext& c, size_t bias, int32_t o) {
   EMBER_KCHECK(valid_view(m) && valid_view(s), BadShape);
   EMBER_KCHECK(m.dtype == DType::Int32 && s.dtype == DType::Int32, BadOpSignature);
   EMBER_KCHECK(m.rank == 1 && s.rank == 1 && m.dims[0] == o && s.dims[0] == o, BadQuantization);
+  EMBER_KCHECK(m.constant && s.constant, BadOpSignature);
+  const int32_t* multiplier = m.as<const int32_t>();
+  const int32_t* shift = s.as<const int32_t>();
+  if (multiplier == nullptr || shift == nullptr) return Status::Ok;  // unit tests of shapes only
+  for (int32_t i = 0; i < o; ++i)
+    EMBER_KCHECK(valid_multiplier(multiplier[i]) && valid_shift(shift[i]), BadQuantization);
   return Status::Ok;
 }
 

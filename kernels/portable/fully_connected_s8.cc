@@ -34,7 +34,11 @@ rt::Status check_linear_shapes(const TensorView& in, const TensorView& filter,
 }
 
 rt::Status check_fully_connected_s8(const rt::OpContext& c) {
-  EMBER_KCHECK(has_counts(c, 5, 1, 4, 0), BadOpSignature);
+  // Inputs 5 (folded bias) and output 1 (scratch) are optional additions for the optimized
+  // kernels (kernels/arm/operands.h); this kernel ignores them.
+  EMBER_KCHECK(has_counts(c, -1, -1, 4, 0) && c.num_inputs >= 5 && c.num_inputs <= 6 &&
+                   c.num_outputs >= 1 && c.num_outputs <= 2,
+               BadOpSignature);
   const TensorView& in = c.in(0);
   const TensorView& filter = c.in(1);
   const TensorView& out = c.out(0);

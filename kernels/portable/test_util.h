@@ -38,8 +38,11 @@ struct OpBuilder {
   std::vector<int32_t> ints;
   std::vector<float> floats;
 
+  /// Inputs count as constants of the program file (TensorView::constant), as the weights,
+  /// biases and per-channel vectors of a compiled program are.
   OpBuilder& in(const void* data, DType dtype, const std::vector<int32_t>& dims) {
     ins.push_back(view(data, dtype, dims));
+    ins.back().constant = true;
     return *this;
   }
   OpBuilder& absent() {
@@ -54,10 +57,12 @@ struct OpBuilder {
     return rt::OpContext{ins.data(),  ins.size(),  outs.data(),   outs.size(),
                          ints.data(), ints.size(), floats.data(), floats.size()};
   }
-  /// The same op with every data pointer cleared, as a check may see it at load time.
+  /// The same op with its activation data cleared, as a check sees it at load time: only
+  /// `constant` inputs stay readable.
   OpBuilder without_data() const {
     OpBuilder b = *this;
-    for (auto& t : b.ins) t.data = nullptr;
+    for (auto& t : b.ins)
+      if (!t.constant) t.data = nullptr;
     for (auto& t : b.outs) t.data = nullptr;
     return b;
   }

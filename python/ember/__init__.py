@@ -50,16 +50,35 @@ def targets() -> list[str]:
     return list(_ember.target_names())
 
 
+def _memory_spec(memory) -> str:
+    if memory is None:
+        return ""
+    if isinstance(memory, dict):
+        return ",".join(f"{name}={int(size)}" for name, size in memory.items())
+    return str(memory)
+
+
 def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, float_io: bool = False,
-          print_ir_after: tuple[str, ...] = ()) -> Program:
+          print_ir_after: tuple[str, ...] = (), memory=None, plan: str = "default",
+          ram_budget: int | None = None) -> Program:
     """Compiles an exported (usually PT2E-quantized) program for `target` with the C++ compiler.
 
     int8 model inputs and outputs are the default, as on a device; ``float_io=True`` keeps float
     ones (the program then quantizes and dequantizes at its edges). ``print_ir_after`` names
     passes (or "all") whose resulting IR is printed.
+
+    Memory (docs/memory.md): ``memory`` overrides region capacities, as ``"DTCM=64K,SRAM=256K"``
+    or ``{"DTCM": 65536}``; ``plan`` is "simple" (no buffer shares bytes with a live one),
+    "default" (elementwise ops in place, op order for the smallest peak) or "smallest" (also
+    convolutions and pools over their dying input); ``ram_budget`` (total arena bytes) picks
+    "smallest" when the default plan is over it, and fails when that is too.
     """
     graph = to_graph(exported_program, float_io=float_io)
-    ok, data, diagnostics, dumps = _ember.compile(graph, target, list(print_ir_after))
+    try:
+        ok, data, diagnostics, dumps = _ember.compile(graph, target, list(print_ir_after),
+                                                      _memory_spec(memory), plan, int(ram_budget or 0))
+    except ValueError as e:  # a bad memory spec or plan name
+        raise CompileError(str(e)) from None
     if dumps:
         print(dumps)
     if not ok:
@@ -68,10 +87,11 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
 
 
 def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,
-            float_io: bool = False, quantized: bool = True) -> Program:
+            float_io: bool = False, quantized: bool = True, memory=None, plan: str = "default",
+            ram_budget: int | None = None) -> Program:
     """The whole pipeline in one call: export, quantize to int8 (calibrating on `calibration`,
     an iterable of input tuples), re-export and lower. ``quantized=False`` compiles the float
-    model as it is."""
+    model as it is. ``memory``, ``plan`` and ``ram_budget`` are as for :func:`lower`."""
     import torch
 
     model.eval()
@@ -79,4 +99,4 @@ def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGE
         ep = quantize(model, tuple(example_inputs), calibration)
     else:
         ep = torch.export.export(model, tuple(example_inputs))
-    return lower(ep, target, float_io=float_io)
+    return lower(ep, target, float_io=float_io, memory=memory, plan=plan, ram_budget=ram_budget)

@@ -19,14 +19,19 @@ DEFAULT_TARGETS = ("cortex-m55", "cortex-m4", "cortex-m3")
 
 
 def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: Path) -> dict:
-    from ember.firmware import build_firmware, flash_breakdown, firmware_target, run_qemu
+    from ember.firmware import (STACK_BUDGET, FirmwareError, build_firmware, flash_breakdown,
+                                firmware_target, run_qemu, static_stack)
 
     fw = build_firmware(program, target, work / f"{model_name}-{target}.elf", inputs=inputs)
     result = run_qemu(fw.elf, target)
     info = program.inspect()
     arena = {r["name"]: r["bytes"] for r in info["memory"]["regions"]}
     ram = {"arena": arena, "runtime_state": result.ram.get("runtime_state"),
-           "stack": result.ram.get("stack")}
+           "stack": result.ram.get("stack"), "stack_static": static_stack(target)}
+    over = [k for k in ("load", "run") if ram["stack_static"][k] > STACK_BUDGET]
+    if over:
+        raise FirmwareError(f"{target}: static stack of {', '.join(over)} over the budget of "
+                            f"{STACK_BUDGET} bytes: {ram['stack_static']}")
     ram["total"] = sum(arena.values()) + (ram["runtime_state"] or 0) + (ram["stack"] or 0)
     flash = flash_breakdown(fw.map)
     test_vectors = sum(x.nbytes for case in inputs for x in case) + sum(
@@ -41,6 +46,9 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
         "model": model_name, "target": target, "tier": firmware_target(target).tier,
         "status": result.status, "fault": result.fault or None,
         "instructions": instructions, "macs": macs,
+        "load_instructions": result.load_instructions,   # Program::load (verification), once
+        "load_share": round(result.load_instructions / instructions, 4)
+        if instructions and result.load_instructions else None,
         "macs_per_instruction": round(macs / instructions, 4) if instructions else None,
         "ram": ram, "flash": flash, "mismatches": result.mismatches, "ops": ops,
         "emulation_seconds": round(result.seconds, 2),
@@ -48,7 +56,7 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
 
 
 def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md_path=None,
-              work_dir=None, log=print) -> dict:
+              work_dir=None, log=print, plans=("default",), memory=None) -> dict:
     import torch
 
     import ember
@@ -63,16 +71,21 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
         macs = stats.count(model, example_inputs).macs
         ep = ember.quantize(model, tuple(example_inputs), calibration)
         for target in targets:
-            start = time.perf_counter()
-            try:
-                program = ember.lower(ep, target)
-                inputs = [tuple(to_device(torch.as_tensor(x), io)
-                                for x, io in zip(calibration[0], program.inputs))]
-                row = bench_pair(program, target, name, macs, inputs, work)
-            except (ember.CompileError, RuntimeError) as e:
-                row = {"model": name, "target": target, "status": "error", "error": str(e)}
-            results.append(row)
-            log(f"{name} on {target}: {_line(row)} ({time.perf_counter() - start:.1f} s)")
+            for plan in plans:
+                start = time.perf_counter()
+                tag = name if plan == "default" else f"{name}-{plan}"
+                try:
+                    program = ember.lower(ep, target, plan=plan, memory=memory)
+                    inputs = [tuple(to_device(torch.as_tensor(x), io)
+                                    for x, io in zip(calibration[0], program.inputs))]
+                    row = bench_pair(program, target, tag, macs, inputs, work)
+                    row["model"] = name
+                    row["ram"]["lower_bound"] = program.inspect()["memory"]["lower_bound_bytes"]
+                except (ember.CompileError, RuntimeError) as e:
+                    row = {"model": name, "target": target, "status": "error", "error": str(e)}
+                row["plan"] = plan
+                results.append(row)
+                log(f"{name} ({plan} plan) on {target}: {_line(row)} ({time.perf_counter() - start:.1f} s)")
     # The runtime core alone, with and without its error messages (EMBER_NO_LOG), per target.
     core = {}
     for target in targets:
@@ -118,17 +131,17 @@ def _line(row: dict) -> str:
 
 
 def markdown(results: list[dict]) -> str:
-    head = ("| model | target | instructions | MACs | MACs/instr | arena | stack | runtime state | RAM total "
+    head = ("| model | plan | target | instructions | MACs | MACs/instr | arena | stack | runtime state | RAM total "
             "| flash: runtime core | kernels | constants | other | total | mismatches |\n"
-            "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     rows = []
     for r in results:
         if r.get("status") != "pass" and "ram" not in r:
-            rows.append(f"| {r['model']} | {r['target']} | {r.get('status')} | | | | | | | | | | | | |")
+            rows.append(f"| {r['model']} | {r.get('plan', 'default')} | {r['target']} | {r.get('status')} | | | | | | | | | | | | |")
             continue
         arena = ", ".join(f"{k} {v:,}" for k, v in r["ram"]["arena"].items())
         f = r["flash"]
-        rows.append(f"| {r['model']} | {r['target']} | {r['instructions']:,} | {r['macs']:,} | "
+        rows.append(f"| {r['model']} | {r.get('plan', 'default')} | {r['target']} | {r['instructions']:,} | {r['macs']:,} | "
                     f"{r['macs_per_instruction']:.3f} | {arena} | {r['ram']['stack']:,} | "
                     f"{r['ram']['runtime_state']:,} | {r['ram']['total']:,} | {f['runtime_core']:,} | "
                     f"{f['kernels']:,} | {f['constants']:,} | {f['other']:,} | {f['total']:,} | "

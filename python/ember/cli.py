@@ -23,7 +23,8 @@ def _compile(args) -> int:
 
     model, example_inputs, calibration = _load_entry(args.entry)()
     program = ember.compile(model, example_inputs, calibration=calibration, target=args.target,
-                            float_io=args.float_io)
+                            float_io=args.float_io, memory=args.memory, plan=args.plan,
+                            ram_budget=args.ram_budget)
     program.save(args.output)
     _summary(program, args.output)
     return 0
@@ -43,6 +44,11 @@ def _inspect(args) -> int:
 
     program = Program.load(args.program)
     info = program.inspect()
+    if args.plot:
+        from ember.plot import plot_memory
+
+        plot_memory(info, args.plot, title=args.program)
+        print(f"memory timeline -> {args.plot}")
     if args.json:
         print(json.dumps(info, indent=2))
         return 0
@@ -129,12 +135,14 @@ def _demo(args) -> int:
 
 def _firmware(args) -> int:
     from ember import Program
-    from ember.firmware import build_firmware, elf_size, flash_breakdown, run_qemu
+    from ember.firmware import build_firmware, check_capacities, elf_size, flash_breakdown, run_qemu
 
     program = Program.load(args.program)
     inputs = None
     if args.input:
         inputs = [tuple(np.load(path) for path in args.input)]
+    if args.memory:
+        check_capacities(program, args.target, args.memory)
     fw = build_firmware(program, args.target, args.output, inputs=inputs, num_inputs=args.inputs)
     size = elf_size(fw.elf)
     flash = flash_breakdown(fw.map)
@@ -186,7 +194,8 @@ def _export_c(args) -> int:
 def _bench(args) -> int:
     from ember.bench import run_bench
 
-    report = run_bench(args.models.split(","), args.targets.split(","), args.json, args.md, args.work_dir)
+    report = run_bench(args.models.split(","), args.targets.split(","), args.json, args.md, args.work_dir,
+                       plans=args.plan.split(","), memory=args.memory)
     bad = [r for r in report["results"] if r.get("status") != "pass"]
     return 1 if bad else 0
 
@@ -202,11 +211,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", default=ember.DEFAULT_TARGET, choices=ember.targets())
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--float-io", action="store_true", help="keep float model inputs and outputs")
+    p.add_argument("--memory", help="region capacities, e.g. DTCM=64K,SRAM=256K (default: the target table)")
+    p.add_argument("--plan", default="default", choices=("simple", "default", "smallest"),
+                   help="memory plan: simple, default (in place, op order) or smallest (docs/memory.md)")
+    p.add_argument("--ram-budget", type=int, help="total arena bytes; plans smaller when over it, fails if it cannot")
     p.set_defaults(func=_compile)
 
     p = sub.add_parser("inspect", help="describe a program file")
     p.add_argument("program")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--plot", metavar="PNG", help="draw the memory timeline (matplotlib)")
     p.set_defaults(func=_inspect)
 
     p = sub.add_parser("run", help="run a program file on the host")
@@ -230,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input", action="append", default=[],
                    help=".npy file in the device's layout and dtype, once per program input")
     p.add_argument("--run", action="store_true", help="run it under QEMU afterwards")
+    p.add_argument("--memory", help="the board's region capacities, e.g. DTCM=64K,SRAM=256K: "
+                   "refuse a program whose plan does not fit them")
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=_firmware)
@@ -252,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json")
     p.add_argument("--md")
     p.add_argument("--work-dir", help="where the ELFs and maps go (default: a temporary folder)")
+    p.add_argument("--memory", help="region capacities, e.g. DTCM=64K,SRAM=256K (default: the target table)")
+    p.add_argument("--plan", default="default", help="memory plan(s), comma-separated: simple, default, "
+                   "smallest (docs/memory.md)")
     p.set_defaults(func=_bench)
 
     args = parser.parse_args(argv)

@@ -101,6 +101,7 @@ std::string status_name(rt::Status s) {
     EMBER_STATUS_NAME(BadOpParameter, "bad_op_parameter")
     EMBER_STATUS_NAME(BadQuantization, "bad_quantization")
     EMBER_STATUS_NAME(BadGraph, "bad_graph")
+    EMBER_STATUS_NAME(BadPlan, "bad_plan")
     EMBER_STATUS_NAME(ArenaTooSmall, "arena_too_small")
     EMBER_STATUS_NAME(RuntimeIndex, "runtime_index")
     EMBER_STATUS_NAME(ShapeMismatch, "shape_mismatch")
@@ -130,12 +131,20 @@ NB_MODULE(_ember, m) {
       .def("__str__", [](const PyGraph& g) { return compiler::print_ir(g.graph); });
 
   // -> (ok, program bytes, diagnostics, IR dumps). The graph is copied; it can be compiled again.
-  m.def("compile", [](const PyGraph& g, const std::string& target, std::vector<std::string> print_ir_after) {
+  // memory: "" or a spec such as "DTCM=64K,SRAM=256K"; plan: simple, default or smallest;
+  // ram_budget: total arena bytes, 0 = none (compiler/target.h).
+  m.def("compile", [](const PyGraph& g, const std::string& target, std::vector<std::string> print_ir_after,
+                      const std::string& memory, const std::string& plan, uint64_t ram_budget) {
     compiler::CompileOptions options{std::move(print_ir_after)};
-    compiler::CompileResult r = compiler::compile(g.graph, compiler::find_target(target), options);
+    compiler::Target t = compiler::find_target(target);
+    if (!memory.empty()) compiler::override_capacities(t, memory);
+    t.memory.mode = compiler::parse_plan_mode(plan);
+    t.memory.ram_budget = ram_budget;
+    compiler::CompileResult r = compiler::compile(g.graph, t, options);
     nb::bytes program(reinterpret_cast<const char*>(r.program.data()), r.program.size());
     return nb::make_tuple(r.ok, program, r.diagnostics, r.ir_dumps);
-  });
+  }, nb::arg("graph"), nb::arg("target"), nb::arg("print_ir_after"), nb::arg("memory") = "",
+     nb::arg("plan") = "default", nb::arg("ram_budget") = 0);
   m.def("target_names", &compiler::target_names);
   m.def("inspect_json", [](nb::bytes file) {
     std::string error;
@@ -157,6 +166,12 @@ NB_MODULE(_ember, m) {
         return sizes;
       })
       .def("rebind", [](host::HostRuntime& r, const std::vector<size_t>& sizes) { return status_name(r.rebind(sizes)); })
+      // The executor's own calls, for tests of its run-time index checks.
+      .def("run_op", [](host::HostRuntime& r, size_t index) { return status_name(r.executor().run_op(index)); })
+      .def("set_input", [](host::HostRuntime& r, size_t index, nb::bytes data) {
+        return status_name(r.executor().set_input(index, data.data(), data.size()));
+      })
+      .def_prop_ro("num_ops", [](const host::HostRuntime& r) { return r.program().num_ops(); })
       // -> (status name, [output bytes])
       .def("run", [](host::HostRuntime& r, const std::vector<nb::bytes>& inputs) {
         std::vector<std::string> in, out;

@@ -33,6 +33,9 @@ class HostRuntime {
   /// ArenaTooSmall).
   rt::Status rebind(const std::vector<size_t>& region_bytes);
 
+  /// The executor itself, for tests of its index checks (run_op, set_input out of range).
+  rt::Executor& executor() { return executor_; }
+
  private:
   std::vector<uint64_t> file_;                // uint64_t storage keeps the copy aligned
   std::vector<std::vector<uint64_t>> arenas_;

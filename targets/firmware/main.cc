@@ -56,9 +56,14 @@ int main() {
 
   board_printf("ember-fw: program=%lu regions=%lu cases=%lu\n", (unsigned long)MODEL_PROGRAM_BYTES,
                (unsigned long)MODEL_NUM_REGIONS, (unsigned long)ember_test_cases);
+  const uint64_t l0 = board_ticks();
   Status status = Program::load(Span<const uint8_t>(model_program, MODEL_PROGRAM_BYTES),
                                 model_kernel_table, &g_program);
+  const uint64_t l1 = board_ticks();
   if (status != Status::Ok) return fail("load", status);
+  // The verifier's cost: every check of Program::load, once per program.
+  board_printf("ember-fw: load instructions=%llu\n",
+               (unsigned long long)board_ticks_to_instructions(l1 - l0 - overhead));
   for (size_t r = 0; r < MODEL_NUM_REGIONS; ++r) {
     g_regions[r] = Span<uint8_t>(ember_arenas[r], ember_arena_bytes[r]);
     board_printf("ember-fw: region %lu %s %lu at 0x%08lx\n", (unsigned long)r,

@@ -1,0 +1,71 @@
+//===- in_place.cc - Which ops may write their output over an input ------===//
+
+#include "compiler/in_place.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/kernel_table.h"
+
+namespace ember::compiler {
+
+std::optional<uint64_t> row_stream_delta(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                                         size_t elem, int64_t stride_h, int64_t pad_top, int64_t block) {
+  if (in.size() != 4 || out.size() != 4 || in[0] != 1 || out[0] != 1 || stride_h < 1 || pad_top < 0 || block < 1)
+    return std::nullopt;
+  const int64_t in_row = in[2] * in[3] * static_cast<int64_t>(elem);
+  const int64_t pixel = out[3] * static_cast<int64_t>(elem), width = out[2];
+  int64_t delta = 0;
+  // Output pixel q is written while the inputs of pixels from q - block + 1 on may still be
+  // read: rows from first(row of that pixel). Within a row the worst pixel is the last one,
+  // or one of the first block - 1 (whose block reaches back into the previous row).
+  auto at = [&](int64_t q) {
+    const int64_t y0 = std::max<int64_t>(0, q - block + 1) / std::max<int64_t>(1, width);
+    const int64_t first = std::min(in[1], std::max<int64_t>(0, y0 * stride_h - pad_top));
+    delta = std::max(delta, (q + 1) * pixel - first * in_row);
+  };
+  for (int64_t y = 0; y < out[1] && width > 0; ++y) {
+    for (int64_t x = 0; x < std::min(width, block - 1); ++x) at(y * width + x);
+    at(y * width + width - 1);
+  }
+  return static_cast<uint64_t>(delta);
+}
+
+std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode mode) {
+  std::vector<InPlace> out;
+  if (mode == PlanMode::Simple || op.kernel < 0 || op.outputs.empty()) return out;  // output 0; 1 = scratch
+  const KernelInfo* info = kernel_info(op.kernel);
+  if (!info) return out;
+  const std::string name = info->name;
+  const Tensor& result = g.tensors[op.outputs[0]];
+  auto operand = [&](size_t i) -> const Tensor* {
+    if (i >= op.inputs.size() || op.inputs[i] < 0 || g.tensors[op.inputs[i]].is_constant) return nullptr;
+    return &g.tensors[op.inputs[i]];
+  };
+  auto elementwise = [&](size_t i) {
+    const Tensor* t = operand(i);
+    if (t && t->shape == result.shape && dtype_size(result.dtype) <= dtype_size(t->dtype)) out.push_back({int(i), 0});
+  };
+  static const char* kBinary[] = {"add_s8", "mul_s8", "add_f32", "sub_f32", "mul_f32", "div_f32",
+                                  "minimum_f32", "maximum_f32", "pow_f32"};
+  static const char* kUnary[] = {"lut_s8", "requantize_s8", "quantize_s8", "neg_f32", "abs_f32", "exp_f32",
+                                 "log_f32", "sqrt_f32", "rsqrt_f32", "sigmoid_f32", "tanh_f32"};
+  for (const char* k : kBinary)
+    if (name == k) { elementwise(0); elementwise(1); return out; }
+  for (const char* k : kUnary)
+    if (name == k) { elementwise(0); return out; }
+  if (mode != PlanMode::Smallest) return out;
+  int stride = -1, pad = -1;  // positions in the kernel's ints (kernels/kernels.def)
+  int64_t block = 1;          // output pixels finished as one block
+  if (name == "conv2d_s8") stride = 0, pad = 2, block = kConvBlockPixels;
+  else if (name == "depthwise_conv2d_s8") stride = 0, pad = 2;
+  else if (name == "max_pool2d_s8" || name == "avg_pool2d_s8") stride = 2, pad = 4;
+  else return out;
+  const Tensor* in = operand(0);
+  if (!in || static_cast<int>(op.ints.size()) <= pad) return out;
+  if (auto delta = row_stream_delta(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad], block))
+    out.push_back({0, *delta});
+  return out;
+}
+
+}  // namespace ember::compiler

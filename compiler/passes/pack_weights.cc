@@ -1,0 +1,95 @@
+//===- pack_weights.cc - Per-tier preparation for the optimized kernels ---===//
+//
+// For a target with an optimized tier (Scalar, DSP, MVE), each int8 conv, depthwise conv and
+// linear op gets what kernels/arm/ expects, computed here rather than on the device:
+//   - input 5, the folded bias: bias - input_zp * sum(filter row) per output channel
+//     (kernels/arm/fold.h; the kernel's load-time check recomputes and compares it);
+//   - for conv2d_s8 on its im2col path, output 1, a scratch tensor of
+//     conv2d_s8_scratch_bytes(shape, geometry, tier) bytes, which the memory planner places
+//     like any buffer live during that op only.
+// The op's kernel_reason records the path the optimized kernel takes (or why it falls back to
+// the portable one). Host (Portable) programs are left unchanged. Weights keep their OHWI /
+// 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
+
+#include "compiler/kernel_table.h"
+#include "compiler/passes/pass_util.h"
+#include "compiler/passes/passes.h"
+#include "kernels/arm/conv2d_s8.h"
+#include "kernels/arm/fold.h"
+
+namespace ember::compiler {
+namespace {
+
+kernels::Tier kernel_tier(Tier tier) {
+  switch (tier) {
+    case Tier::Scalar: return kernels::Tier::Scalar;
+    case Tier::Dsp: return kernels::Tier::Dsp;
+    case Tier::Mve: return kernels::Tier::Mve;
+    default: return kernels::Tier::Portable;
+  }
+}
+
+int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(i)); }
+
+}  // namespace
+
+Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
+  const kernels::Tier tier = kernel_tier(target.tier);
+  if (tier == kernels::Tier::Portable) return Status::Success;
+  const int conv = kernel_id("conv2d_s8"), dw = kernel_id("depthwise_conv2d_s8"),
+            fc = kernel_id("fully_connected_s8");
+  const std::string tier_word = std::string(kernels::tier_name(tier));
+  for (Op& op : g.ops) {
+    if (op.kernel != conv && op.kernel != dw && op.kernel != fc) continue;
+    if (op.inputs.size() != 5 || op.outputs.size() != 1) continue;  // already prepared
+    const Tensor& filter = g.tensors[op.inputs[1]];
+    if (!filter.is_constant || (op.inputs[2] >= 0 && !g.tensors[op.inputs[2]].is_constant)) {
+      op.kernel_reason = "portable kernel: weights are not constants";
+      continue;
+    }
+    const int8_t* w = filter.as<int8_t>();
+    const int32_t* bias = op.inputs[2] >= 0 ? g.tensors[op.inputs[2]].as<int32_t>() : nullptr;
+    const int32_t input_zp = op.kernel == fc ? op.ints.at(0) : op.ints.at(6);
+    std::vector<int32_t> folded;
+    if (op.kernel == dw) {
+      const int32_t taps = dim(filter, 1) * dim(filter, 2), o = dim(filter, 3);
+      for (int32_t c = 0; c < o; ++c) folded.push_back(kernels::arm::folded_bias_depthwise(w, taps, o, bias, input_zp, c));
+      op.kernel_reason = o == dim(g.tensors[op.inputs[0]], 3) ? tier_word + " kernel (depthwise" +
+                                               (dim(filter, 1) == 3 && dim(filter, 2) == 3 ? " 3x3)" : ")")
+                                         : "portable kernel: depth multiplier > 1";
+    } else {
+      const int32_t o = dim(filter, 0);
+      const int32_t k = static_cast<int32_t>(filter.num_elements() / o);
+      for (int32_t c = 0; c < o; ++c) folded.push_back(kernels::arm::folded_bias_rows(w, k, bias, input_zp, c));
+      op.kernel_reason = tier_word + " kernel (matrix product)";
+    }
+    // Shapes first: adding tensors below may move g.tensors.
+    const Tensor& in = g.tensors[op.inputs[0]];
+    const Tensor& out = g.tensors[op.outputs[0]];
+    const std::string name = out.name;
+    kernels::Conv2dShape s{};
+    kernels::Conv2dGeometry geo{};
+    if (op.kernel == conv) {
+      s = {dim(in, 0),  dim(in, 1),  dim(in, 2),     dim(in, 3),     dim(out, 1),
+           dim(out, 2), dim(out, 3), dim(filter, 1), dim(filter, 2), dim(filter, 3)};
+      geo = {op.ints.at(0), op.ints.at(1), op.ints.at(2), op.ints.at(3), op.ints.at(4), op.ints.at(5)};
+    }
+    op.inputs.push_back(add_constant_i32(g, name + "_folded_bias", {static_cast<int64_t>(folded.size())}, folded));
+    if (op.kernel != conv) continue;
+    switch (kernels::arm::conv2d_s8_path(s, geo)) {
+      case kernels::arm::Conv2dPath::Portable: op.kernel_reason = "portable kernel: grouped convolution"; break;
+      case kernels::arm::Conv2dPath::Pointwise: op.kernel_reason = tier_word + " kernel (pointwise)"; break;
+      case kernels::arm::Conv2dPath::Im2col: op.kernel_reason = tier_word + " kernel (im2col)"; break;
+    }
+    const size_t scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier);
+    if (scratch == 0) continue;
+    Tensor t;
+    t.name = name + "_scratch";
+    t.shape = {static_cast<int64_t>(scratch)};
+    t.dtype = DType::Int8;
+    op.outputs.push_back(g.add_tensor(std::move(t)));
+  }
+  return Status::Success;
+}
+
+}  // namespace ember::compiler

@@ -1,0 +1,92 @@
+"""Writes the fuzzer's seed files: the MLPerf Tiny zoo programs and digits (compiled for
+cortex-m55 and for the host target) and the crafted malformed files of tests/test_untrusted.py, one file each.
+
+    python3 fuzz/make_seeds.py build/fuzz/seeds
+
+Existing files are kept, so a second run costs nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("TQDM_DISABLE", "1")
+
+
+def _tiny_models() -> dict:
+    """Small models that reach every kind of kernel in a millisecond, so the fuzzer's accepted
+    inputs run fast (the zoo programs take 0.1-1 s each under the sanitizers)."""
+    import torch
+    from torch import nn
+
+    class Mixed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, stride=2, padding=1)
+            self.dw = nn.Conv2d(4, 4, 3, padding=1, groups=4)
+            self.fc = nn.Linear(8 * 2 * 2, 5)
+
+        def forward(self, x):
+            y = torch.relu(self.conv(x))
+            y = torch.nn.functional.hardswish(self.dw(y)) + y
+            y = torch.nn.functional.max_pool2d(y * torch.sigmoid(y), 2)
+            y = torch.nn.functional.avg_pool2d(torch.nn.functional.pad(y, (0, 1, 0, 1)), 2, ceil_mode=True)
+            y = torch.cat([y, torch.tanh(y)], dim=1).permute(0, 2, 3, 1).flatten(1)
+            return torch.softmax(self.fc(y), dim=-1)
+
+    class Residual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Conv1d(2, 6, 3, padding=1)
+            self.b = nn.Conv1d(6, 6, 1)
+
+        def forward(self, x):
+            y = torch.nn.functional.relu6(self.a(x))
+            return torch.nn.functional.gelu(self.b(y) - y)
+
+    return {"mixed": (Mixed(), (1, 3, 8, 8)), "residual": (Residual(), (1, 2, 16))}
+
+
+def main(out: Path) -> None:
+    import torch
+
+    import ember
+    from ember.models import MLPERF_TINY, ZOO
+
+    out.mkdir(parents=True, exist_ok=True)
+    for name in sorted(set(MLPERF_TINY) | {"digits"}):
+        for target in ("cortex-m55", "host"):
+            path = out / f"zoo-{name}-{target}.emb"
+            if path.exists():
+                continue
+            model, example_inputs, calibration = ZOO[name]()
+            ep = ember.quantize(model, tuple(example_inputs), calibration)
+            path.write_bytes(bytes(ember.lower(ep, target).data))
+    for name, (model, shape) in _tiny_models().items():
+        for quantized in (True, False):
+            path = out / f"tiny-{name}-{'s8' if quantized else 'f32'}.emb"
+            if path.exists():
+                continue
+            x = torch.randn(*shape)
+            try:
+                program = ember.compile(model.eval(), (x,), calibration=[(x,), (x * 2,)],
+                                        target="host", quantized=quantized)
+            except ember.CompileError as e:
+                print(f"no seed tiny-{name} ({'int8' if quantized else 'float'}): {str(e)[:200]}")
+                continue  # an op without a kernel for this dtype: no seed
+            path.write_bytes(bytes(program.data))
+    for regression in (Path(__file__).parent / "regressions").glob("*"):
+        (out / f"regression-{regression.name}").write_bytes(regression.read_bytes())
+    if not any(out.glob("crafted-*.emb")):
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        import test_untrusted
+
+        for i, case in enumerate(test_untrusted.crafted_cases(test_untrusted.base_program())):
+            (out / f"crafted-{i:02d}-class{case.cls:02d}.emb").write_bytes(case.data)
+    print(f"{len(list(out.glob('*.emb')))} seed files in {out}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))

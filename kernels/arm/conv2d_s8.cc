@@ -1,0 +1,127 @@
+//===- conv2d_s8.cc - Optimized int8 convolution: checks, dispatch, outer loops ===//
+//
+// Tier-independent: the inner products are mat_mult_s8 (one per tier). The im2col rows hold
+// raw int8 activations, with input_zp in place of padding: folded + sum x * w over the whole
+// window then equals the portable bias + sum over the valid taps of (x - input_zp) * w.
+
+#include "kernels/arm/conv2d_s8.h"
+
+#include "kernels/arm/fold.h"
+#include "kernels/arm/operands.h"
+#include "kernels/arm/primitives_scalar.h"
+#include "kernels/portable/conv2d_s8.h"
+
+namespace ember::kernels::arm {
+namespace {
+
+MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8& q) {
+  MatMultS8 m{};
+  m.rhs = c.in(1).as<const int8_t>();
+  m.cols = s.out_c;
+  m.depth = s.filter_h * s.filter_w * s.in_c;
+  m.bias = c.in(kFoldedBias).as<const int32_t>();
+  m.multiplier = c.in(3).as<const int32_t>();
+  m.shift = c.in(4).as<const int32_t>();
+  m.output_zp = q.output_zp, m.act_min = q.act_min, m.act_max = q.act_max;
+  m.out_stride = s.out_c;
+  return m;
+}
+
+void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const int8_t* input,
+               int8_t* output) {
+  if (g.stride_h == 1 && g.stride_w == 1 && s.out_h == s.in_h && s.out_w == s.in_w) {
+    m.lhs = input, m.rows = s.batches * s.out_h * s.out_w, m.lhs_stride = s.in_c, m.out = output;
+    mat_mult_s8(m);
+    return;
+  }
+  m.rows = s.out_w, m.lhs_stride = g.stride_w * s.in_c;
+  for (int32_t n = 0; n < s.batches; ++n)
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
+      m.out = output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w) * s.out_c;
+      mat_mult_s8(m);
+    }
+}
+
+// One im2col row: the window of output pixel (n, y, x), KH x KW x C bytes.
+void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int8_t* input,
+            int32_t n, int32_t y, int32_t x, int8_t* row) {
+  const int32_t c = s.in_c;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+    const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
+    int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
+    if (iy < 0 || iy >= s.in_h) {
+      fill_s8(dst, pad, s.filter_w * c);
+      continue;
+    }
+    const int8_t* line = input + (static_cast<size_t>(n) * s.in_h + iy) * s.in_w * c;
+    const int32_t ix0 = x * g.stride_w - g.pad_left;
+    if (g.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.in_w) {  // one contiguous run
+      copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
+      continue;
+    }
+    for (int32_t kx = 0; kx < s.filter_w; ++kx, dst += c) {
+      const int32_t ix = ix0 + kx * g.dilation_w;
+      if (ix < 0 || ix >= s.in_w) fill_s8(dst, pad, c);
+      else copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
+    }
+  }
+}
+
+void im2col(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+            const int8_t* input, int8_t* scratch, int8_t* output) {
+  const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
+  const int32_t total = s.batches * s.out_h * s.out_w;
+  m.lhs = scratch, m.lhs_stride = m.depth;
+  int32_t filled = 0, first = 0;
+  for (int32_t p = 0; p < total; ++p) {
+    const int32_t x = p % s.out_w, y = (p / s.out_w) % s.out_h, n = p / (s.out_w * s.out_h);
+    gather(s, g, pad, input, n, y, x, scratch + static_cast<size_t>(filled) * m.depth);
+    if (++filled == block || p == total - 1) {
+      m.rows = filled;
+      m.out = output + static_cast<size_t>(first) * s.out_c;
+      mat_mult_s8(m);
+      first = p + 1, filled = 0;
+    }
+  }
+}
+
+}  // namespace
+
+rt::Status check_conv2d_s8(const rt::OpContext& c) {
+  EMBER_RETURN_IF_ERROR(kernels::check_conv2d_s8(c));
+  const TensorView& filter = c.in(1);
+  const int32_t o = filter.dims[0];
+  EMBER_RETURN_IF_ERROR(check_added_operands(c, o));
+  if (has_folded_bias(c)) {
+    EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
+    const TensorView& bias = c.in(2);
+    EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
+    const int32_t k = filter.dims[1] * filter.dims[2] * filter.dims[3];
+    const int32_t* folded = c.in(kFoldedBias).as<const int32_t>();
+    for (int32_t i = 0; i < o; ++i)
+      EMBER_KCHECK(folded[i] == folded_bias_rows(filter.as<const int8_t>(), k, bias.as<const int32_t>(),
+                                                 c.ints[6], i),
+                   BadQuantization);
+  }
+  return Status::Ok;
+}
+
+rt::Status run_conv2d_s8(const rt::OpContext& c) {
+  const Conv2dShape s = conv_shape_from(c.in(0), c.in(1), c.out(0));
+  const Conv2dGeometry g = conv_geometry_from(c.ints);
+  const QuantS8 q{c.ints[6], c.ints[7], c.ints[8], c.ints[9]};
+  const Conv2dPath path = conv2d_s8_path(s, g);
+  const size_t need = conv2d_s8_scratch_bytes(s, g, kBuiltTier);
+  if (path == Conv2dPath::Portable || !has_folded_bias(c) || scratch_bytes_given(c) < need)
+    return kernels::run_conv2d_s8(c);
+  const MatMultS8 m = base_args(c, s, q);
+  if (path == Conv2dPath::Pointwise)
+    pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>());
+  else
+    im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(),
+           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>());
+  return Status::Ok;
+}
+
+}  // namespace ember::kernels::arm

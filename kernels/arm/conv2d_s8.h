@@ -1,0 +1,50 @@
+//===- conv2d_s8.h - Optimized int8 2-D convolution -------------*- C++ -*-===//
+//
+// The same op as kernels/portable/conv2d_s8.h (its numerics, bit for bit) for the built tier.
+// Shape dispatch, as CMSIS-NN's arm_convolve_wrapper_s8:
+//   pointwise  1x1 filter, no padding, groups 1: the input pixels are the matrix rows (row
+//              stride = stride_w * C_in), no copy;
+//   im2col     any other ungrouped conv, 1xN and Nx1 included: a block of
+//              mat_mult_s8_block_rows(tier) output pixels at a time is gathered into the scratch
+//              as rows of KH*KW*C_in bytes (padding filled with input_zp, which the folded bias
+//              cancels), then multiplied;
+//   portable   grouped convs, or an op without the folded bias or with too little scratch.
+// Operands: the portable ones, plus input 5 (folded bias, int32[O]) and output 1 (scratch,
+// int8[conv2d_s8_scratch_bytes(...)]), see kernels/arm/operands.h.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/arm/mat_mult_s8.h"
+#include "kernels/arm/tier.h"
+#include "kernels/portable/conv_common.h"
+#include "runtime/op_context.h"
+
+namespace ember::kernels::arm {
+
+enum class Conv2dPath { Portable, Pointwise, Im2col };
+
+inline Conv2dPath conv2d_s8_path(const Conv2dShape& s, const Conv2dGeometry& g) {
+  if (s.filter_c != s.in_c) return Conv2dPath::Portable;  // grouped
+  const bool inside = static_cast<int64_t>(s.out_h - 1) * g.stride_h < s.in_h &&
+                      static_cast<int64_t>(s.out_w - 1) * g.stride_w < s.in_w;
+  if (s.filter_h == 1 && s.filter_w == 1 && g.pad_top == 0 && g.pad_left == 0 && inside)
+    return Conv2dPath::Pointwise;
+  return Conv2dPath::Im2col;
+}
+
+/// Scratch bytes the conv needs on `tier` (0: none). Host-callable: the compiler sizes the
+/// scratch operand with it for the target's tier.
+inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier) {
+  if (tier == Tier::Portable || conv2d_s8_path(s, g) != Conv2dPath::Im2col) return 0;
+  return static_cast<size_t>(mat_mult_s8_block_rows(tier)) * s.filter_h * s.filter_w * s.in_c;
+}
+
+/// The portable check, plus the added operands: the folded bias must equal the fold of the
+/// op's own bias and filter (or the program is rejected).
+rt::Status check_conv2d_s8(const rt::OpContext& ctx);
+rt::Status run_conv2d_s8(const rt::OpContext& ctx);
+
+}  // namespace ember::kernels::arm

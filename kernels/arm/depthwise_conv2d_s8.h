@@ -1,0 +1,51 @@
+//===- depthwise_conv2d_s8.h - Optimized int8 depthwise convolution -*- C++ -*-===//
+//
+// The same op as kernels/portable/depthwise_conv2d_s8.h, bit for bit, for the built tier.
+// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{scalar,mve}.cc; the DSP tier
+// uses the scalar one: a per-channel product has no pair to feed SMLAD): interior pixels take
+// every tap without bounds checks, with an unrolled 3x3 specialisation; border taps contribute
+// input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The MVE kernel runs 16
+// channels per vector with the channel groups outermost. Depth multiplier > 1, or an op
+// without the folded bias, runs the portable kernel.
+// Operands: the portable ones plus input 5, the folded bias (kernels/arm/operands.h). No
+// scratch.
+
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/portable/conv_common.h"
+#include "runtime/op_context.h"
+
+namespace ember::kernels::arm {
+
+struct DepthwiseS8 {
+  Conv2dShape shape;   // in_c == out_c
+  Conv2dGeometry geometry;
+  QuantS8 quant;
+  const int8_t* input;
+  const int8_t* filter;   // [1, KH, KW, C]
+  const int32_t* bias;    // folded
+  const int32_t* multiplier;
+  const int32_t* shift;
+  int8_t* output;
+};
+
+/// The whole op (every batch, row, column and channel), depth multiplier 1. One
+/// implementation per tier.
+void depthwise_conv2d_s8_body(const DepthwiseS8& d);
+
+/// Output column range [x0, x1) whose windows lie wholly inside the input along x.
+inline void depthwise_interior_x(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* x0, int32_t* x1) {
+  const int32_t extent = g.dilation_w * (s.filter_w - 1) + 1;
+  int32_t lo = (g.pad_left + g.stride_w - 1) / g.stride_w;
+  int32_t hi = s.in_w + g.pad_left - extent < 0 ? 0 : (s.in_w + g.pad_left - extent) / g.stride_w + 1;
+  if (hi > s.out_w) hi = s.out_w;
+  if (lo > hi) lo = hi;
+  *x0 = lo, *x1 = hi;
+}
+
+rt::Status check_depthwise_conv2d_s8(const rt::OpContext& ctx);
+rt::Status run_depthwise_conv2d_s8(const rt::OpContext& ctx);
+
+}  // namespace ember::kernels::arm

@@ -1,0 +1,231 @@
+//===- depthwise_conv2d_s8_mve.cc - Depthwise convolution with Helium -----===//
+//
+// Sixteen channels per vector. MVE has no lane-wise vector-by-vector multiply-accumulate, so
+// each tap is VMULLB/VMULLT.S8 (exact int16 products of the even and odd channels) widened
+// into four int32 accumulators (VMOVLB/VMOVLT + VADD): 12 instructions per 16 MACs, against 16
+// with four-channel VLDRB.S32 loads. (Pairing two taps' int16 products before widening would
+// save a quarter of those when no weight is -128, but needs a ninth Q register: GCC spills.)
+//
+// The loop order is channel group (outer), pixel, tap (inner): the accumulators stay in
+// registers across the taps, and the group's bias, multipliers and shifts are reordered once
+// into the accumulators' lane order (acc0 holds channels 0, 4, 8, 12; acc1 2, 6, 10, 14;
+// acc2 1, 5, 9, 13; acc3 3, 7, 11, 15). Saturating narrows (VQMOVNB/VQMOVNT) put the bytes
+// back in channel order and clamp to [-128, 127]; the activation clamp is then two int8 ops
+// per 16 outputs. Interior pixels take every tap without bounds checks (an unrolled 3x3 for
+// dilation 1); border pixels use the same taps with a vector of input_zp in place of the
+// taps outside the input, which the folded bias (kernels/arm/fold.h) expects. A channel tail
+// is one zero-predicated group. Cortex-M55/M85.
+
+#include "kernels/arm/tier.h"
+
+#if EMBER_TIER == EMBER_TIER_MVE
+
+#include "kernels/arm/depthwise_conv2d_s8.h"
+#include "kernels/arm/primitives_mve.h"
+
+namespace ember::kernels::arm {
+namespace {
+
+// Which requantization a group needs: the shift >= 0 and shift <= -1 forms are each about
+// half the cost of the any-shift one.
+enum class Shifts { Right, Left, Mixed };
+
+// One group's per-channel constants in accumulator lane order (slot 4 * q + j is lane j of
+// accumulator q).
+struct Group {
+  int32_t bias[16], mult[16], shift[16];
+  Shifts mode;
+};
+
+constexpr int32_t kLaneChannel[4] = {0, 2, 1, 3};  // channel offset of accumulator q's lane 0
+
+void prepare(const DepthwiseS8& d, int32_t c0, int32_t count, Group* g) {
+  bool any_left = false, any_right = false;
+  for (int32_t i = 0; i < count; ++i) (d.shift[c0 + i] >= 0 ? any_left : any_right) = true;
+  g->mode = any_left && any_right ? Shifts::Mixed : (any_left ? Shifts::Left : Shifts::Right);
+  for (int32_t q = 0; q < 4; ++q)
+    for (int32_t j = 0; j < 4; ++j) {
+      const int32_t ch = 4 * j + kLaneChannel[q], slot = 4 * q + j;
+      const bool active = ch < count;
+      // Inactive lanes: multiplier 0 gives 0 in every form; a shift in the form's range.
+      g->bias[slot] = active ? d.bias[c0 + ch] : 0;
+      g->mult[slot] = active ? d.multiplier[c0 + ch] : 0;
+      g->shift[slot] = active ? d.shift[c0 + ch] : (g->mode == Shifts::Right ? -1 : 0);
+    }
+}
+
+struct Acc {
+  int32x4_t a0, a1, a2, a3;
+};
+
+inline void widen_add(Acc& a, int16x8_t even, int16x8_t odd) {
+  a.a0 = vaddq_s32(a.a0, vmovlbq_s16(even));
+  a.a1 = vaddq_s32(a.a1, vmovltq_s16(even));
+  a.a2 = vaddq_s32(a.a2, vmovlbq_s16(odd));
+  a.a3 = vaddq_s32(a.a3, vmovltq_s16(odd));
+}
+
+// The empty asm pins the four sums in Q registers after every tap. Without it GCC 12 hoists
+// later taps' loads, or defers the additions, past the eight Q registers and spills.
+inline void tap(Acc& a, int8x16_t x, int8x16_t w) {
+  widen_add(a, vmullbq_int_s8(x, w), vmulltq_int_s8(x, w));
+  __asm__ volatile("" : "+w"(a.a0), "+w"(a.a1), "+w"(a.a2), "+w"(a.a3)::"memory");
+}
+
+// Full groups load unpredicated (a predicated load costs a VPST and predicate moves).
+template <bool kTail>
+inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
+  return kTail ? vldrbq_z_s8(p, pred) : vldrbq_s8(p);
+}
+
+struct Ctx {
+  const DepthwiseS8* d;
+  const Group* g;
+  int32_t c0;          // first channel of the group
+  size_t row;          // input row stride in bytes
+  mve_pred16_t pred;   // active channels (tail group)
+  int8x16_t zp;        // input_zp in every lane
+  int8x16_t act_min, act_max;
+};
+
+inline int32x4_t rescale(Shifts mode, int32x4_t acc, const int32_t* mult, const int32_t* shift) {
+  const int32x4_t m = vldrwq_s32(mult), s = vldrwq_s32(shift);
+  if (mode == Shifts::Right) return requantize_mve(acc, m, s);
+  if (mode == Shifts::Left) return requantize_mve_left(acc, m, s);
+  return requantize_mve_any(acc, m, s);
+}
+
+template <bool kTail>
+inline void finish(const Ctx& k, const Acc& a, int8_t* out) {
+  const Group& g = *k.g;
+  const int32_t zp = k.d->quant.output_zp;
+  const int32x4_t r0 = vqaddq_n_s32(rescale(g.mode, a.a0, g.mult + 0, g.shift + 0), zp);
+  const int32x4_t r1 = vqaddq_n_s32(rescale(g.mode, a.a1, g.mult + 4, g.shift + 4), zp);
+  const int32x4_t r2 = vqaddq_n_s32(rescale(g.mode, a.a2, g.mult + 8, g.shift + 8), zp);
+  const int32x4_t r3 = vqaddq_n_s32(rescale(g.mode, a.a3, g.mult + 12, g.shift + 12), zp);
+  const int16x8_t even = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), r0), r1);  // channels 0, 2, ..
+  const int16x8_t odd = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), r2), r3);   // channels 1, 3, ..
+  int8x16_t bytes = vqmovntq_s16(vqmovnbq_s16(vuninitializedq_s8(), even), odd);
+  bytes = vminq_s8(vmaxq_s8(bytes, k.act_min), k.act_max);
+  if (kTail) vstrbq_p_s8(out, bytes, k.pred);
+  else vstrbq_s8(out, bytes);
+}
+
+inline Acc start(const Group& g) {
+  return Acc{vldrwq_s32(g.bias), vldrwq_s32(g.bias + 4), vldrwq_s32(g.bias + 8), vldrwq_s32(g.bias + 12)};
+}
+
+// A run of `count` pixels whose taps are all inside the input; x points at the first
+// window's first tap, channel c0, and advances by `step` bytes per pixel. Not inlined: one
+// copy per tail flag keeps the code small.
+template <bool kTail>
+__attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t step, int8_t* out, int32_t count) {
+  const DepthwiseS8& d = *k.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& geo = d.geometry;
+  const int32_t cc = s.in_c;
+  const mve_pred16_t p = k.pred;
+  const bool three = s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && geo.dilation_w == 1;
+  for (int32_t i = 0; i < count; ++i, x += step, out += s.out_c) {
+    const int8_t* w = d.filter + k.c0;
+    const int8_t* xr = x;
+    Acc a = start(*k.g);
+    if (three) {
+      const int8_t* x1 = xr + k.row;
+      const int8_t* x2 = x1 + k.row;
+      tap(a, load16<kTail>(xr, p), load16<kTail>(w, p));
+      tap(a, load16<kTail>(xr + cc, p), load16<kTail>(w + cc, p));
+      tap(a, load16<kTail>(xr + 2 * cc, p), load16<kTail>(w + 2 * cc, p));
+      tap(a, load16<kTail>(x1, p), load16<kTail>(w + 3 * cc, p));
+      tap(a, load16<kTail>(x1 + cc, p), load16<kTail>(w + 4 * cc, p));
+      tap(a, load16<kTail>(x1 + 2 * cc, p), load16<kTail>(w + 5 * cc, p));
+      tap(a, load16<kTail>(x2, p), load16<kTail>(w + 6 * cc, p));
+      tap(a, load16<kTail>(x2 + cc, p), load16<kTail>(w + 7 * cc, p));
+      tap(a, load16<kTail>(x2 + 2 * cc, p), load16<kTail>(w + 8 * cc, p));
+    } else {
+      const size_t step_y = static_cast<size_t>(geo.dilation_h) * k.row;
+      const size_t step_x = static_cast<size_t>(geo.dilation_w) * cc;
+      for (int32_t ky = 0; ky < s.filter_h; ++ky, xr += step_y) {
+        const int8_t* xt = xr;
+        for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc)
+          tap(a, load16<kTail>(xt, p), load16<kTail>(w, p));
+      }
+    }
+    finish<kTail>(k, a, out);
+  }
+}
+
+// Some tap outside the input: it reads the input_zp vector instead.
+template <bool kTail>
+__attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_t x, int8_t* out) {
+  const DepthwiseS8& d = *k.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& geo = d.geometry;
+  const int32_t cc = s.in_c;
+  const mve_pred16_t p = k.pred;
+  const int8_t* w = d.filter + k.c0;
+  const int32_t iy0 = y * geo.stride_h - geo.pad_top, ix0 = x * geo.stride_w - geo.pad_left;
+  Acc a = start(*k.g);
+  for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+    const int32_t iy = iy0 + ky * geo.dilation_h;
+    const bool row_in = iy >= 0 && iy < s.in_h;
+    const int8_t* line = d.input + (static_cast<size_t>(n) * s.in_h + (row_in ? iy : 0)) * k.row + k.c0;
+    for (int32_t kx = 0; kx < s.filter_w; ++kx, w += cc) {
+      const int32_t ix = ix0 + kx * geo.dilation_w;
+      const int8x16_t v = row_in && ix >= 0 && ix < s.in_w ? load16<kTail>(line + static_cast<size_t>(ix) * cc, p) : k.zp;
+      tap(a, v, load16<kTail>(w, p));
+    }
+  }
+  finish<kTail>(k, a, out);
+}
+
+template <bool kTail>
+void group(const Ctx& k) {
+  const DepthwiseS8& d = *k.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& geo = d.geometry;
+  for (int32_t n = 0; n < s.batches; ++n)
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      const int32_t iy0 = y * geo.stride_h - geo.pad_top;
+      const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
+      int32_t x0 = 0, x1 = 0;
+      if (rows_inside) depthwise_interior_x(s, geo, &x0, &x1);
+      int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
+      int32_t x = 0;
+      for (; x < x0; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
+      if (x < x1) {
+        const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * k.row + k.c0 +
+                           static_cast<ptrdiff_t>(x * geo.stride_w - geo.pad_left) * s.in_c;
+        interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
+                        x1 - x);
+        x = x1;
+      }
+      for (; x < s.out_w; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
+    }
+}
+
+}  // namespace
+
+void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
+  const Conv2dShape& s = d.shape;
+  Group g;
+  Ctx k{&d, &g, 0, static_cast<size_t>(s.in_w) * s.in_c, 0xFFFF,
+        vdupq_n_s8(static_cast<int8_t>(d.quant.input_zp)), vdupq_n_s8(static_cast<int8_t>(d.quant.act_min)),
+        vdupq_n_s8(static_cast<int8_t>(d.quant.act_max))};
+  for (int32_t c0 = 0; c0 < s.in_c; c0 += 16) {
+    const int32_t count = s.in_c - c0 < 16 ? s.in_c - c0 : 16;
+    prepare(d, c0, count, &g);
+    k.c0 = c0;
+    if (count == 16) {
+      k.pred = 0xFFFF;
+      group<false>(k);
+    } else {
+      k.pred = vctp8q(static_cast<uint32_t>(count));
+      group<true>(k);
+    }
+  }
+}
+
+}  // namespace ember::kernels::arm
+
+#endif  // EMBER_TIER == EMBER_TIER_MVE

@@ -1,0 +1,102 @@
+//===- depthwise_conv2d_s8_test.cc - Optimized depthwise vs portable, random cases ===//
+//
+// 3x3 (the specialisation) and other windows, strides 1-3, padding on every side, dilation 2,
+// odd channel counts (vector tails), and depth multipliers 2 and 3 (the portable fallback).
+
+#include "kernels/arm/depthwise_conv2d_s8.h"
+
+#include "kernels/arm/fold.h"
+#include "kernels/arm/tier_test.h"
+#include "kernels/portable/depthwise_conv2d_s8.h"
+
+namespace ember::kernels::arm::testing {
+namespace {
+
+constexpr int32_t kMaxIn = 2 * 14 * 14 * 40, kMaxFilter = 5 * 5 * 80, kMaxOut = 2 * 14 * 14 * 80;
+constexpr int32_t kMaxC = 80;
+int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
+int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
+
+rt::TensorView view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
+  rt::TensorView t;
+  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
+  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
+  return t;
+}
+
+}  // namespace
+
+Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
+  Rng r{seed};
+  Outcome o;
+  for (int32_t i = 0; i < cases; ++i) {
+    Conv2dShape s{};
+    Conv2dGeometry g{};
+    static const int32_t kKernels[][2] = {{3, 3}, {3, 3}, {3, 3}, {5, 5}, {1, 1}, {3, 1}, {1, 3}, {2, 2}};
+    for (;;) {
+      const int32_t* k = kKernels[r.range(0, 7)];
+      s.filter_h = k[0], s.filter_w = k[1];
+      s.batches = r.one_in(6) ? 2 : 1;
+      s.in_c = r.one_in(3) ? r.range(1, 40) : r.range(1, 12);
+      const int32_t multiplier = r.one_in(8) ? r.range(2, 3) : 1;
+      s.out_c = s.in_c * multiplier, s.filter_c = s.out_c;
+      s.in_h = r.range(1, 14), s.in_w = r.range(1, 14);
+      g.stride_h = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
+      g.stride_w = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
+      g.dilation_h = r.one_in(6) ? 2 : 1, g.dilation_w = r.one_in(6) ? 2 : 1;
+      random_axis(r, s.in_h, s.filter_h, g.dilation_h, g.stride_h, &g.pad_top, &s.out_h);
+      random_axis(r, s.in_w, s.filter_w, g.dilation_w, g.stride_w, &g.pad_left, &s.out_w);
+      if (s.out_h > 14 || s.out_w > 14 || s.out_c > kMaxC) continue;
+      break;
+    }
+    QuantS8 q{random_zero_point(r), random_zero_point(r), 0, 0};
+    random_act(r, &q.act_min, &q.act_max);
+    const int32_t in_n = s.batches * s.in_h * s.in_w * s.in_c;
+    const int32_t taps = s.filter_h * s.filter_w;
+    const int32_t out_n = s.batches * s.out_h * s.out_w * s.out_c;
+    random_s8(r, g_in, in_n);
+    random_s8(r, g_filter, taps * s.out_c);
+    if (r.one_in(2))  // symmetric weights in [-127, 127], as the quantizer makes them
+      for (int32_t j = 0; j < taps * s.out_c; ++j) g_filter[j] = g_filter[j] == -128 ? -127 : g_filter[j];
+    random_bias(r, g_bias, s.out_c);
+    random_requant(r, g_mult, g_shift, s.out_c);
+    const bool no_bias = r.one_in(6);
+    for (int32_t c = 0; c < s.out_c; ++c)
+      g_folded[c] = folded_bias_depthwise(g_filter, taps, s.out_c, no_bias ? nullptr : g_bias, q.input_zp, c);
+
+    depthwise_conv2d_s8(s, g, q, g_in, g_filter, no_bias ? nullptr : g_bias, g_mult, g_shift, g_want);
+    for (int32_t j = 0; j < out_n + 16; ++j) g_got[j] = 0x55;
+    const int32_t in_dims[4] = {s.batches, s.in_h, s.in_w, s.in_c};
+    const int32_t f_dims[4] = {1, s.filter_h, s.filter_w, s.out_c};
+    const int32_t c_dims[1] = {s.out_c};
+    const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
+    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 4, in_dims, false),
+                             view(g_filter, rt::DType::Int8, 4, f_dims, true),
+                             no_bias ? rt::TensorView{} : view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[1] = {view(g_got, rt::DType::Int8, 4, out_dims, false)};
+    const int32_t ints[10] = {g.stride_h, g.stride_w, g.pad_top, g.pad_left, g.dilation_h, g.dilation_w,
+                              q.input_zp, q.output_zp, q.act_min, q.act_max};
+    const rt::OpContext ctx{ins, 6, outs, 1, ints, 10, nullptr, 0};
+    ++o.cases;
+    bool bad = false;
+    if (check_depthwise_conv2d_s8(ctx) != rt::Status::Ok) {
+      ++o.rejected;
+      bad = true;
+    } else {
+      run_depthwise_conv2d_s8(ctx);
+      for (int32_t j = 0; j < out_n; ++j) bad |= g_got[j] != g_want[j];
+      for (int32_t j = out_n; j < out_n + 16; ++j) bad |= g_got[j] != 0x55;
+      if (s.out_c == s.in_c) ++o.optimized;
+    }
+    if (bad) {
+      ++o.mismatches;
+      if (o.first_bad < 0) o.first_bad = i;
+    }
+  }
+  return o;
+}
+
+}  // namespace ember::kernels::arm::testing

@@ -1,0 +1,74 @@
+//===- fully_connected_s8_test.cc - Optimized linear vs portable, random cases ===//
+//
+// Depths around the vector widths (1..70, 4n+-1, 16n+-1) and up to 300, 1..5 rows (the 4-row
+// blocks and their tails), 1..37 outputs.
+
+#include "kernels/arm/fully_connected_s8.h"
+
+#include "kernels/arm/fold.h"
+#include "kernels/arm/tier_test.h"
+#include "kernels/portable/fully_connected_s8.h"
+
+namespace ember::kernels::arm::testing {
+namespace {
+
+constexpr int32_t kMaxK = 300, kMaxO = 40, kMaxRows = 5;
+int8_t g_in[kMaxRows * kMaxK], g_filter[kMaxO * kMaxK], g_want[kMaxRows * kMaxO], g_got[kMaxRows * kMaxO + 16];
+int32_t g_bias[kMaxO], g_folded[kMaxO], g_mult[kMaxO], g_shift[kMaxO];
+
+rt::TensorView view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
+  rt::TensorView t;
+  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
+  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
+  return t;
+}
+
+}  // namespace
+
+Outcome test_fully_connected_s8(uint32_t seed, int32_t cases) {
+  Rng r{seed};
+  Outcome o;
+  for (int32_t i = 0; i < cases; ++i) {
+    const int32_t k = r.one_in(4) ? r.range(1, kMaxK) : r.range(1, 70);
+    const int32_t n_out = r.range(1, 37), rows = r.one_in(3) ? r.range(2, kMaxRows) : 1;
+    QuantS8 q{random_zero_point(r), random_zero_point(r), 0, 0};
+    random_act(r, &q.act_min, &q.act_max);
+    random_s8(r, g_in, rows * k);
+    random_s8(r, g_filter, n_out * k);
+    random_bias(r, g_bias, n_out);
+    random_requant(r, g_mult, g_shift, n_out);
+    const bool no_bias = r.one_in(6);
+    for (int32_t c = 0; c < n_out; ++c)
+      g_folded[c] = folded_bias_rows(g_filter, k, no_bias ? nullptr : g_bias, q.input_zp, c);
+    fully_connected_s8(rows, k, n_out, q, g_in, g_filter, no_bias ? nullptr : g_bias, g_mult, g_shift, g_want);
+    for (int32_t j = 0; j < rows * n_out + 16; ++j) g_got[j] = 0x55;
+    const int32_t in_dims[2] = {rows, k}, f_dims[2] = {n_out, k}, c_dims[1] = {n_out}, out_dims[2] = {rows, n_out};
+    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 2, in_dims, false),
+                             view(g_filter, rt::DType::Int8, 2, f_dims, true),
+                             no_bias ? rt::TensorView{} : view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[1] = {view(g_got, rt::DType::Int8, 2, out_dims, false)};
+    const int32_t ints[4] = {q.input_zp, q.output_zp, q.act_min, q.act_max};
+    const rt::OpContext ctx{ins, 6, outs, 1, ints, 4, nullptr, 0};
+    ++o.cases;
+    bool bad = false;
+    if (check_fully_connected_s8(ctx) != rt::Status::Ok) {
+      ++o.rejected;
+      bad = true;
+    } else {
+      run_fully_connected_s8(ctx);
+      for (int32_t j = 0; j < rows * n_out; ++j) bad |= g_got[j] != g_want[j];
+      for (int32_t j = rows * n_out; j < rows * n_out + 16; ++j) bad |= g_got[j] != 0x55;
+      ++o.optimized;
+    }
+    if (bad) {
+      ++o.mismatches;
+      if (o.first_bad < 0) o.first_bad = i;
+    }
+  }
+  return o;
+}
+
+}  // namespace ember::kernels::arm::testing

@@ -1,0 +1,42 @@
+//===- operands.h - The operands the compiler adds for optimized kernels -*- C++ -*-===//
+//
+// conv2d_s8, depthwise_conv2d_s8 and fully_connected_s8 take two optional operands beyond the
+// portable ones (kernels/kernels.def): input 5, the folded bias (kernels/arm/fold.h), and
+// output 1, a scratch buffer the memory planner places like any activation (the kernel writes
+// it; nobody reads it). The portable kernels ignore both; an optimized kernel without them
+// runs the portable one.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/portable/op_check.h"
+
+namespace ember::kernels::arm {
+
+inline constexpr size_t kFoldedBias = 5;
+inline constexpr size_t kScratch = 1;
+
+inline bool has_folded_bias(const OpContext& c) {
+  return c.num_inputs > kFoldedBias && !is_absent(c.in(kFoldedBias));
+}
+
+/// Scratch bytes the op was given (0 without a scratch output).
+inline size_t scratch_bytes_given(const OpContext& c) {
+  return c.num_outputs > kScratch ? c.out(kScratch).num_elements() : 0;
+}
+
+/// Shape checks of the added operands (their values are checked by each kernel): the folded
+/// bias an int32 constant of length o, the scratch an int8 tensor.
+inline Status check_added_operands(const OpContext& c, int32_t o) {
+  if (has_folded_bias(c)) {
+    const TensorView& fb = c.in(kFoldedBias);
+    EMBER_KCHECK(is_vector(fb, DType::Int32, o), BadShape);
+    EMBER_KCHECK(fb.constant && fb.data != nullptr, BadOpSignature);
+  }
+  if (c.num_outputs > kScratch) EMBER_KCHECK(is_tensor(c.out(kScratch), DType::Int8), BadOpSignature);
+  return Status::Ok;
+}
+
+}  // namespace ember::kernels::arm

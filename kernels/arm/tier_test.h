@@ -1,0 +1,70 @@
+//===- tier_test.h - Randomized built-tier vs portable kernel tests -*- C++ -*-===//
+//
+// Each test_<kernel> draws `cases` random ops (odd channel counts, strides, padding on every
+// side, dilation, zero points at -128 and 127, extreme multipliers and shifts, wrapping
+// biases), runs the portable kernel and the built tier's kernel (through its check and run
+// adapters, with the folded bias the compiler would add) and counts the cases whose output
+// bytes differ. Freestanding (static buffers, no heap, no stdio), so the same source runs in
+// the host's GoogleTest (tier_test_gtest.cc, scalar tier) and in the QEMU kernel-test firmware
+// on each tier's core (targets/kernel_tests/, tests/test_kernels_qemu.py).
+
+#pragma once
+
+#include <stdint.h>
+
+namespace ember::kernels::arm::testing {
+
+/// xorshift32: deterministic on every core.
+struct Rng {
+  uint32_t state;
+  uint32_t next() {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  }
+  /// Uniform in [lo, hi].
+  int32_t range(int32_t lo, int32_t hi) {
+    return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1));
+  }
+  bool one_in(uint32_t n) { return next() % n == 0; }
+};
+
+struct Outcome {
+  int32_t cases = 0;
+  int32_t mismatches = 0;     // cases whose output differs
+  int32_t rejected = 0;       // cases the optimized check refused (a bug: they are valid)
+  int32_t first_bad = -1;     // index of the first failing case
+  int32_t optimized = 0;      // cases that ran an optimized path (not the portable fallback)
+};
+
+Outcome test_requantize(uint32_t seed, int32_t cases);
+Outcome test_conv2d_s8(uint32_t seed, int32_t cases);
+Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases);
+Outcome test_fully_connected_s8(uint32_t seed, int32_t cases);
+Outcome test_add_s8(uint32_t seed, int32_t cases);
+
+struct TierTest {
+  const char* name;
+  Outcome (*run)(uint32_t seed, int32_t cases);
+};
+
+inline constexpr TierTest kTierTests[] = {
+    {"requantize", &test_requantize},
+    {"conv2d_s8", &test_conv2d_s8},
+    {"depthwise_conv2d_s8", &test_depthwise_conv2d_s8},
+    {"fully_connected_s8", &test_fully_connected_s8},
+    {"add_s8", &test_add_s8},
+};
+
+// Shared random parameter helpers (tier_test_util.cc).
+int32_t random_zero_point(Rng& r);
+void random_requant(Rng& r, int32_t* multiplier, int32_t* shift, int32_t n);
+void random_act(Rng& r, int32_t* act_min, int32_t* act_max);
+void random_s8(Rng& r, int8_t* data, int32_t n);
+void random_bias(Rng& r, int32_t* bias, int32_t n);
+/// Pad before/after and output size for one window axis (a valid check_window_axis case).
+void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t stride, int32_t* pad,
+                 int32_t* out);
+
+}  // namespace ember::kernels::arm::testing

@@ -1,0 +1,82 @@
+//===- tier_test_util.cc - Random operands for the tier tests -------------===//
+
+#include "kernels/arm/tier_test.h"
+
+namespace ember::kernels::arm::testing {
+
+int32_t random_zero_point(Rng& r) {
+  switch (r.range(0, 4)) {
+    case 0: return -128;
+    case 1: return 127;
+    case 2: return 0;
+    default: return r.range(-128, 127);
+  }
+}
+
+void random_requant(Rng& r, int32_t* multiplier, int32_t* shift, int32_t n) {
+  // Mostly realistic shifts, plus every extreme; a few all-extreme ops.
+  const int32_t mode = r.range(0, 5);
+  for (int32_t i = 0; i < n; ++i) {
+    switch (r.range(0, 5)) {
+      case 0: multiplier[i] = int32_t{1} << 30; break;
+      case 1: multiplier[i] = INT32_MAX; break;
+      default: multiplier[i] = static_cast<int32_t>((uint32_t{1} << 30) | (r.next() >> 2)); break;
+    }
+    if (r.one_in(40)) multiplier[i] = 0;
+    if (mode == 0) {
+      shift[i] = r.range(-31, 30);
+    } else if (mode == 1) {
+      static const int32_t kEdges[] = {-31, -30, -1, 0, 1, 30};
+      shift[i] = kEdges[r.range(0, 5)];
+    } else if (mode == 5) {
+      shift[i] = r.range(0, 12);  // all non-negative (depthwise layers)
+    } else {
+      shift[i] = r.one_in(8) ? r.range(-31, 2) : r.range(-12, -1);
+    }
+  }
+}
+
+void random_act(Rng& r, int32_t* act_min, int32_t* act_max) {
+  if (r.range(0, 2) != 0) {
+    *act_min = -128, *act_max = 127;
+    return;
+  }
+  const int32_t a = r.range(-128, 127), b = r.range(-128, 127);
+  *act_min = a < b ? a : b, *act_max = a < b ? b : a;
+}
+
+void random_s8(Rng& r, int8_t* data, int32_t n) {
+  const int32_t mode = r.range(0, 7);
+  for (int32_t i = 0; i < n; ++i) {
+    const uint32_t v = r.next();
+    data[i] = mode == 0 ? static_cast<int8_t>((v & 1) ? 127 : -128) : static_cast<int8_t>(v >> 24);
+  }
+}
+
+void random_bias(Rng& r, int32_t* bias, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    switch (r.range(0, 9)) {
+      case 0: bias[i] = INT32_MAX; break;  // the accumulator wraps
+      case 1: bias[i] = INT32_MIN; break;
+      case 2: bias[i] = static_cast<int32_t>(r.next()); break;
+      default: bias[i] = r.range(-40000, 40000); break;
+    }
+  }
+}
+
+void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t stride, int32_t* pad,
+                 int32_t* out) {
+  const int32_t extent = dilation * (kernel - 1) + 1;
+  const int32_t extra = stride > 1 ? stride - 1 : 1;
+  for (;;) {
+    const int32_t before = r.one_in(3) ? 0 : r.range(0, extent);
+    const int32_t after = r.range(0, before + extra);
+    const int32_t span = in + before + after - extent;
+    if (span < 0) continue;
+    *pad = before;
+    *out = span / stride + 1;
+    return;
+  }
+}
+
+}  // namespace ember::kernels::arm::testing
