@@ -30,20 +30,9 @@ rt::Status run_add_s8(const rt::OpContext& c) {
     }
     return rt::Status::Ok;
   }
-  const int32_t* d = bc.out_dims;
-  const int32_t* sa = bc.a_strides;
-  const int32_t* sb = bc.b_strides;
-  size_t o = 0;
-  for (int32_t i0 = 0; i0 < d[0]; ++i0)
-    for (int32_t i1 = 0; i1 < d[1]; ++i1)
-      for (int32_t i2 = 0; i2 < d[2]; ++i2)
-        for (int32_t i3 = 0; i3 < d[3]; ++i3, o += static_cast<size_t>(d[4])) {
-          const size_t ia = static_cast<size_t>(i0) * sa[0] + static_cast<size_t>(i1) * sa[1] +
-                            static_cast<size_t>(i2) * sa[2] + static_cast<size_t>(i3) * sa[3];
-          const size_t ib = static_cast<size_t>(i0) * sb[0] + static_cast<size_t>(i1) * sb[1] +
-                            static_cast<size_t>(i2) * sb[2] + static_cast<size_t>(i3) * sb[3];
-          add_s8_run(p, a + ia, sa[4], b + ib, sb[4], out + o, d[4]);
-        }
+  for_each_broadcast_run(bc, [&](size_t o, size_t ia, size_t ib) {
+    add_s8_run(p, a + ia, bc.a_strides[4], b + ib, bc.b_strides[4], out + o, bc.out_dims[4]);
+  });
   return rt::Status::Ok;
 }
 

@@ -15,10 +15,7 @@ constexpr int32_t kMaxN = 4096;
 int8_t g_a[kMaxN], g_b[kMaxN], g_want[kMaxN], g_got[kMaxN + 16];
 
 rt::TensorView view(void* data, int32_t rank, const int32_t* dims) {
-  rt::TensorView t;
-  t.data = data, t.dtype = rt::DType::Int8, t.rank = static_cast<uint8_t>(rank), t.constant = false;
-  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
-  return t;
+  return make_view(data, rt::DType::Int8, rank, dims, false);
 }
 
 int32_t count(const int32_t* dims, int32_t rank) {

@@ -19,12 +19,6 @@ int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int8_t g_scratch[kMaxScratch + 16];
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 
-rt::TensorView view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
-  rt::TensorView t;
-  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
-  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
-  return t;
-}
 
 }  // namespace
 
@@ -85,14 +79,14 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
     const int32_t scratch_n = static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
     const int32_t scratch_dims[1] = {scratch_n > 0 ? scratch_n : 1};
-    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 4, in_dims, false),
-                             view(g_filter, rt::DType::Int8, 4, f_dims, true),
-                             no_bias ? rt::TensorView{} : view(g_bias, rt::DType::Int32, 1, c_dims, true),
-                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
-                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
-                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
-    rt::TensorView outs[2] = {view(g_got, rt::DType::Int8, 4, out_dims, false),
-                              view(g_scratch, rt::DType::Int8, 1, scratch_dims, false)};
+    rt::TensorView ins[6] = {make_view(g_in, rt::DType::Int8, 4, in_dims, false),
+                             make_view(g_filter, rt::DType::Int8, 4, f_dims, true),
+                             no_bias ? rt::TensorView{} : make_view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[2] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false),
+                              make_view(g_scratch, rt::DType::Int8, 1, scratch_dims, false)};
     const int32_t ints[10] = {g.stride_h, g.stride_w, g.pad_top, g.pad_left, g.dilation_h, g.dilation_w,
                               qa.input_zp, qa.output_zp, qa.act_min, qa.act_max};
     const rt::OpContext ctx{ins, 6, outs, 2, ints, 10, nullptr, 0};
@@ -119,13 +113,13 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     g_bias[0] = g_bias[1] = 0, g_mult[0] = g_mult[1] = 1 << 30, g_shift[0] = g_shift[1] = -1;
     g_folded[0] = folded_bias_rows(g_filter, 3, g_bias, 5, 0);
     g_folded[1] = folded_bias_rows(g_filter, 3, g_bias, 5, 1) + 1;
-    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 4, in_dims, false),
-                             view(g_filter, rt::DType::Int8, 4, f_dims, true),
-                             view(g_bias, rt::DType::Int32, 1, c_dims, true),
-                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
-                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
-                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
-    rt::TensorView outs[1] = {view(g_got, rt::DType::Int8, 4, out_dims, false)};
+    rt::TensorView ins[6] = {make_view(g_in, rt::DType::Int8, 4, in_dims, false),
+                             make_view(g_filter, rt::DType::Int8, 4, f_dims, true),
+                             make_view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[1] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false)};
     const int32_t ints[10] = {1, 1, 0, 0, 1, 1, 5, 0, -128, 127};
     const rt::OpContext ctx{ins, 6, outs, 1, ints, 10, nullptr, 0};
     ++o.cases;

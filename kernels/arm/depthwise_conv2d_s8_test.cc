@@ -17,12 +17,6 @@ constexpr int32_t kMaxC = 80;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 
-rt::TensorView view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
-  rt::TensorView t;
-  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
-  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
-  return t;
-}
 
 }  // namespace
 
@@ -70,13 +64,13 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t f_dims[4] = {1, s.filter_h, s.filter_w, s.out_c};
     const int32_t c_dims[1] = {s.out_c};
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
-    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 4, in_dims, false),
-                             view(g_filter, rt::DType::Int8, 4, f_dims, true),
-                             no_bias ? rt::TensorView{} : view(g_bias, rt::DType::Int32, 1, c_dims, true),
-                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
-                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
-                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
-    rt::TensorView outs[1] = {view(g_got, rt::DType::Int8, 4, out_dims, false)};
+    rt::TensorView ins[6] = {make_view(g_in, rt::DType::Int8, 4, in_dims, false),
+                             make_view(g_filter, rt::DType::Int8, 4, f_dims, true),
+                             no_bias ? rt::TensorView{} : make_view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[1] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false)};
     const int32_t ints[10] = {g.stride_h, g.stride_w, g.pad_top, g.pad_left, g.dilation_h, g.dilation_w,
                               q.input_zp, q.output_zp, q.act_min, q.act_max};
     const rt::OpContext ctx{ins, 6, outs, 1, ints, 10, nullptr, 0};

@@ -16,12 +16,6 @@ constexpr int32_t kMaxK = 300, kMaxO = 40, kMaxRows = 5;
 int8_t g_in[kMaxRows * kMaxK], g_filter[kMaxO * kMaxK], g_want[kMaxRows * kMaxO], g_got[kMaxRows * kMaxO + 16];
 int32_t g_bias[kMaxO], g_folded[kMaxO], g_mult[kMaxO], g_shift[kMaxO];
 
-rt::TensorView view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
-  rt::TensorView t;
-  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
-  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
-  return t;
-}
 
 }  // namespace
 
@@ -43,13 +37,13 @@ Outcome test_fully_connected_s8(uint32_t seed, int32_t cases) {
     fully_connected_s8(rows, k, n_out, q, g_in, g_filter, no_bias ? nullptr : g_bias, g_mult, g_shift, g_want);
     for (int32_t j = 0; j < rows * n_out + 16; ++j) g_got[j] = 0x55;
     const int32_t in_dims[2] = {rows, k}, f_dims[2] = {n_out, k}, c_dims[1] = {n_out}, out_dims[2] = {rows, n_out};
-    rt::TensorView ins[6] = {view(g_in, rt::DType::Int8, 2, in_dims, false),
-                             view(g_filter, rt::DType::Int8, 2, f_dims, true),
-                             no_bias ? rt::TensorView{} : view(g_bias, rt::DType::Int32, 1, c_dims, true),
-                             view(g_mult, rt::DType::Int32, 1, c_dims, true),
-                             view(g_shift, rt::DType::Int32, 1, c_dims, true),
-                             view(g_folded, rt::DType::Int32, 1, c_dims, true)};
-    rt::TensorView outs[1] = {view(g_got, rt::DType::Int8, 2, out_dims, false)};
+    rt::TensorView ins[6] = {make_view(g_in, rt::DType::Int8, 2, in_dims, false),
+                             make_view(g_filter, rt::DType::Int8, 2, f_dims, true),
+                             no_bias ? rt::TensorView{} : make_view(g_bias, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_mult, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_shift, rt::DType::Int32, 1, c_dims, true),
+                             make_view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView outs[1] = {make_view(g_got, rt::DType::Int8, 2, out_dims, false)};
     const int32_t ints[4] = {q.input_zp, q.output_zp, q.act_min, q.act_max};
     const rt::OpContext ctx{ins, 6, outs, 1, ints, 4, nullptr, 0};
     ++o.cases;

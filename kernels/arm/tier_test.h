@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "runtime/op_context.h"
+
 namespace ember::kernels::arm::testing {
 
 /// xorshift32: deterministic on every core.
@@ -56,6 +58,9 @@ inline constexpr TierTest kTierTests[] = {
     {"fully_connected_s8", &test_fully_connected_s8},
     {"add_s8", &test_add_s8},
 };
+
+/// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
+rt::TensorView make_view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant);
 
 // Shared random parameter helpers (tier_test_util.cc).
 int32_t random_zero_point(Rng& r);

@@ -4,6 +4,13 @@
 
 namespace ember::kernels::arm::testing {
 
+rt::TensorView make_view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant) {
+  rt::TensorView t;
+  t.data = data, t.dtype = dtype, t.rank = static_cast<uint8_t>(rank), t.constant = constant;
+  for (int32_t i = 0; i < rank; ++i) t.dims[i] = dims[i];
+  return t;
+}
+
 int32_t random_zero_point(Rng& r) {
   switch (r.range(0, 4)) {
     case 0: return -128;

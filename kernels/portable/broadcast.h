@@ -56,6 +56,27 @@ inline size_t broadcast_size(const Broadcast& bc) {
   return n;
 }
 
+/// Calls f(out_index, a_index, b_index) once per run along the innermost axis, in order: the
+/// run has bc.out_dims[4] outputs from out_index on, and steps a and b by a_strides[4] and
+/// b_strides[4] (0 where that operand broadcasts). Optimized kernels vectorise such runs.
+template <typename F>
+inline void for_each_broadcast_run(const Broadcast& bc, F f) {
+  const int32_t* d = bc.out_dims;
+  const int32_t* sa = bc.a_strides;
+  const int32_t* sb = bc.b_strides;
+  size_t o = 0;
+  for (int32_t i0 = 0; i0 < d[0]; ++i0)
+    for (int32_t i1 = 0; i1 < d[1]; ++i1)
+      for (int32_t i2 = 0; i2 < d[2]; ++i2)
+        for (int32_t i3 = 0; i3 < d[3]; ++i3, o += static_cast<size_t>(d[4])) {
+          const size_t a = static_cast<size_t>(i0) * sa[0] + static_cast<size_t>(i1) * sa[1] +
+                           static_cast<size_t>(i2) * sa[2] + static_cast<size_t>(i3) * sa[3];
+          const size_t b = static_cast<size_t>(i0) * sb[0] + static_cast<size_t>(i1) * sb[1] +
+                           static_cast<size_t>(i2) * sb[2] + static_cast<size_t>(i3) * sb[3];
+          f(o, a, b);
+        }
+}
+
 /// Calls f(out_index, a_index, b_index) for every output element in order.
 template <typename F>
 inline void for_each_broadcast(const Broadcast& bc, F f) {
@@ -64,20 +85,10 @@ inline void for_each_broadcast(const Broadcast& bc, F f) {
     for (size_t i = 0; i < n; ++i) f(i, i, i);
     return;
   }
-  const int32_t* d = bc.out_dims;
-  const int32_t* sa = bc.a_strides;
-  const int32_t* sb = bc.b_strides;
-  size_t o = 0;
-  for (int32_t i0 = 0; i0 < d[0]; ++i0)
-    for (int32_t i1 = 0; i1 < d[1]; ++i1)
-      for (int32_t i2 = 0; i2 < d[2]; ++i2)
-        for (int32_t i3 = 0; i3 < d[3]; ++i3) {
-          size_t a = static_cast<size_t>(i0) * sa[0] + static_cast<size_t>(i1) * sa[1] +
-                     static_cast<size_t>(i2) * sa[2] + static_cast<size_t>(i3) * sa[3];
-          size_t b = static_cast<size_t>(i0) * sb[0] + static_cast<size_t>(i1) * sb[1] +
-                     static_cast<size_t>(i2) * sb[2] + static_cast<size_t>(i3) * sb[3];
-          for (int32_t i4 = 0; i4 < d[4]; ++i4, a += sa[4], b += sb[4]) f(o++, a, b);
-        }
+  const int32_t inner = bc.out_dims[4], sa = bc.a_strides[4], sb = bc.b_strides[4];
+  for_each_broadcast_run(bc, [&](size_t o, size_t a, size_t b) {
+    for (int32_t i = 0; i < inner; ++i, a += sa, b += sb) f(o++, a, b);
+  });
 }
 
 }  // namespace ember::kernels
