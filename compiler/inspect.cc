@@ -113,7 +113,7 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     const KernelInfo* info = kernel_info(op->kernel());
     const std::string kernel = info ? info->name : "unknown";
     return "{\"op\": " + quote(source.substr(0, source.find(' '))) +
-           ", \"kernel\": " + quote(kernel) +
+           ", \"kernel\": " + quote(kernel) + ", \"kernel_note\": " + quote(str(op->kernel_note())) +
            ", \"macs\": " + std::to_string(op_macs(p, *op, kernel)) +
            ", \"inputs\": " + list(op->inputs(), tensor_name) +
            ", \"outputs\": " + list(op->outputs(), tensor_name) +

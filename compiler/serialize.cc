@@ -94,7 +94,8 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     for (int t : op.outputs) outputs.push_back(index[t]);
     kernels.insert(static_cast<uint16_t>(op.kernel));
     ops.push_back(fb::CreateOpDirect(fbb, static_cast<uint16_t>(op.kernel), &inputs, &outputs, &op.ints,
-                                     &op.floats, op.source.c_str()));
+                                     &op.floats, op.source.c_str(),
+                                     op.kernel_reason.c_str()));
     ++kernel_ops;
   }
 

@@ -142,3 +142,19 @@ def test_cli_firmware_qemu_and_export_c(tmp_path, capsys):
                  "-o", str(tmp_path / "fw.elf")]) == 0
     assert main(["qemu", str(tmp_path / "fw.elf")]) == 0
     assert "outputs bit-identical" in capsys.readouterr().out
+
+
+def test_bench_reports_every_layer(tmp_path):
+    from ember.bench import run_bench
+
+    report = run_bench(["ad"], ["cortex-m55"], json_path=None, md_path=tmp_path / "bench.md",
+                       work_dir=tmp_path, log=lambda _: None)
+    (row,) = report["results"]
+    assert row["status"] == "pass" and row["mismatches"] == 0
+    layers = [op for op in row["ops"] if op["macs"]]
+    assert len(layers) == 10 and all(op["kernel_note"] == "mve kernel (matrix product)" for op in layers)
+    assert sum(op["macs"] for op in row["ops"]) == row["macs"]
+    assert sum(op["instructions"] for op in row["ops"]) <= row["instructions"]
+    text = (tmp_path / "bench.md").read_text()
+    assert "#### ad on cortex-m55 (mve)" in text
+    assert "| 0 | layers.0.fc | 640 -> 128 | fully_connected_s8: mve kernel (matrix product) | 81,920 |" in text

@@ -7,8 +7,9 @@
 //   - for conv2d_s8 on its im2col path, output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier) bytes, which the memory planner places
 //     like any buffer live during that op only.
-// The op's kernel_reason records the path the optimized kernel takes (or why it falls back to
-// the portable one). Host (Portable) programs are left unchanged. Weights keep their OHWI /
+// Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
+// path its optimized kernel takes, or why it runs the portable one. Host (Portable) programs
+// are left unchanged. Weights keep their OHWI /
 // 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
 
 #include "compiler/kernel_table.h"
@@ -31,6 +32,17 @@ kernels::Tier kernel_tier(Tier tier) {
 
 int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(i)); }
 
+bool has_optimized_kernel(int kernel) {
+  static const int ids[] = {
+#define EMBER_OPTIMIZED(name) kernel_id(#name),
+#include "kernels/arm/optimized.def"
+#undef EMBER_OPTIMIZED
+  };
+  for (int id : ids)
+    if (id == kernel) return true;
+  return false;
+}
+
 }  // namespace
 
 Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
@@ -40,6 +52,12 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
             fc = kernel_id("fully_connected_s8");
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
+    if (op.kernel < 0) continue;  // a view
+    if (!has_optimized_kernel(op.kernel)) {
+      op.kernel_reason = "portable kernel: no " + tier_word + " kernel for " + std::string(kernel_info(op.kernel)->name);
+      continue;
+    }
+    op.kernel_reason = tier_word + " kernel";
     if (op.kernel != conv && op.kernel != dw && op.kernel != fc) continue;
     if (op.inputs.size() != 5 || op.outputs.size() != 1) continue;  // already prepared
     const Tensor& filter = g.tensors[op.inputs[1]];

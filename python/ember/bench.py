@@ -38,10 +38,13 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
         y.nbytes for case in fw.expected for y in case)
     flash["test_vectors"] = test_vectors   # part of "other": not needed by a real application
     instructions = result.instructions
+    shapes = {b["tensor"]: b["shape"] for b in info["memory"]["buffers"]}
     ops = []
     for op, measured in zip(info["ops"], result.ops):
-        ops.append({"op": op["op"], "kernel": op["kernel"], "instructions": measured["instructions"],
-                    "macs": op.get("macs", 0)})
+        ops.append({"op": op["op"], "layer": _layer(op["source"]), "kernel": op["kernel"],
+                    "kernel_note": op["kernel_note"], "input_shape": shapes.get(op["input_ids"][0]),
+                    "output_shape": shapes.get(op["output_ids"][0]),
+                    "instructions": measured["instructions"], "macs": op.get("macs", 0)})
     return {
         "model": model_name, "target": target, "tier": firmware_target(target).tier,
         "status": result.status, "fault": result.fault or None,
@@ -110,7 +113,7 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
         text += "with error messages / with EMBER_NO_LOG): "
         text += ", ".join(f"{t} {c.get('with_log', '?'):,} / {c.get('no_log', '?'):,}" for t, c in core.items()
                           if "error" not in c) + "\n"
-        Path(md_path).write_text(text)
+        Path(md_path).write_text(text + "\n### Per layer\n" + layers_markdown(results))
     return report
 
 
@@ -121,6 +124,11 @@ def _tiny():
     model = torch.nn.Sequential(torch.nn.Linear(8, 4)).eval()
     x = (torch.randn(1, 8),)
     return model, x, [x]
+
+
+def _layer(source: str) -> str:
+    """The module path in an op's source ("aten.conv2d.default at kws.py:30 (blocks.0.dw)")."""
+    return source[source.rfind("(") + 1:-1] if source.endswith(")") else source.split(" ")[0]
 
 
 def _line(row: dict) -> str:
@@ -150,3 +158,22 @@ def markdown(results: list[dict]) -> str:
             "not cycles. Flash `other` includes board support, libc/libgcc and the embedded test "
             "vectors (`flash.test_vectors` in the JSON).\n")
     return head + "\n".join(rows) + "\n" + note
+
+
+def layers_markdown(results: list[dict]) -> str:
+    """One table per (model, plan, target): each layer's kernel and what it costs."""
+    out = []
+    for r in results:
+        if r.get("status") != "pass":
+            continue
+        plan = "" if r.get("plan", "default") == "default" else f", {r['plan']} plan"
+        out.append(f"\n#### {r['model']} on {r['target']} ({r['tier']}{plan})\n\n"
+                   "| # | layer | input -> output | kernel | MACs | instructions | MACs/instr | share |\n"
+                   "|---:|---|---|---|---:|---:|---:|---:|")
+        for i, op in enumerate(r["ops"]):
+            shape = lambda s: "x".join(map(str, s[1:] if s and len(s) > 1 else s or []))  # noqa: E731
+            rate = f"{op['macs'] / op['instructions']:.2f}" if op["macs"] and op["instructions"] else ""
+            out.append(f"| {i} | {op['layer']} | {shape(op['input_shape'])} -> {shape(op['output_shape'])} | "
+                       f"{op['kernel']}: {op['kernel_note']} | {op['macs']:,} | {op['instructions']:,} | {rate} | "
+                       f"{100 * op['instructions'] / r['instructions']:.1f}% |")
+    return "\n".join(out) + "\n"

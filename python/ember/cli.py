@@ -58,8 +58,9 @@ def _inspect(args) -> int:
             print(f"{kind[:-1]} {io['name']}: {io['dtype']}{io['shape']} layout={io['layout']} "
                   f"scale={io['scale']} zero_point={io['zero_point']}")
     width = max((len(op["kernel"]) for op in info["ops"]), default=0)
+    note_width = max((len(op["kernel_note"]) for op in info["ops"]), default=0)
     for i, op in enumerate(info["ops"]):
-        print(f"{i:4d}  {op['kernel']:<{width}}  {op['source']}")
+        print(f"{i:4d}  {op['kernel']:<{width}}  {op['kernel_note']:<{note_width}}  {op['source']}")
     return 0
 
 
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="kws,vww,ic,ad,sww")
     p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
     p.add_argument("--json")
-    p.add_argument("--md")
+    p.add_argument("--md", help="Markdown: the summary table, then a per-layer table per model and target")
     p.add_argument("--work-dir", help="where the ELFs and maps go (default: a temporary folder)")
     p.add_argument("--memory", help="region capacities, e.g. DTCM=64K,SRAM=256K (default: the target table)")
     p.add_argument("--plan", default="default", help="memory plan(s), comma-separated: simple, default, "

@@ -1,0 +1,59 @@
+"""The program records, per op, which kernel the target runs and why a portable one falls back;
+`ember inspect` shows it."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+import ember
+from ember.cli import main
+
+
+class Mixed(nn.Module):
+    """A plain conv, a depthwise conv, a depth-multiplier-2 conv, a grouped conv and a pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.dw2 = nn.Conv2d(8, 16, 3, padding=1, groups=8)
+        self.grouped = nn.Conv2d(16, 16, 1, groups=2)
+        self.pool = nn.AvgPool2d(2)
+
+    def forward(self, x):
+        return self.pool(self.grouped(self.dw2(self.dw(torch.relu(self.conv(x))))))
+
+
+def _program(target):
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 8, 8)
+    return ember.compile(Mixed().eval(), (x,), calibration=[(torch.randn(1, 3, 8, 8),) for _ in range(4)],
+                         target=target)
+
+
+def _notes(program):
+    return [(op["source"].split("(")[-1].rstrip(")"), op["kernel_note"]) for op in program.inspect()["ops"]]
+
+
+def test_optimized_paths_and_fallback_reasons_are_recorded():
+    assert _notes(_program("cortex-m55")) == [
+        ("conv", "mve kernel (im2col)"),
+        ("dw", "mve kernel (depthwise 3x3)"),
+        ("dw2", "portable kernel: depth multiplier > 1"),
+        ("grouped", "portable kernel: grouped convolution"),
+        ("pool", "portable kernel: no mve kernel for avg_pool2d_s8"),
+    ]
+
+
+def test_host_programs_run_the_portable_kernels():
+    assert {note for _, note in _notes(_program("host"))} == {"portable reference kernel"}
+
+
+def test_inspect_prints_the_notes(tmp_path, capsys):
+    path = tmp_path / "mixed.emb"
+    _program("cortex-m4").save(path)
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "dsp kernel (depthwise 3x3)" in out
+    assert "portable kernel: grouped convolution" in out
