@@ -1,11 +1,11 @@
 //===- add_s8.cc - Optimized int8 addition: checks, broadcast walk --------===//
 //
-// Tier-independent: the broadcast is walked over the four outer axes, and each innermost run
-// (where an operand's stride is 1, or 0 when it broadcasts) goes to the tier's add_s8_run.
+// Tier-independent: each innermost run of the broadcast (kernels/arm/elementwise.h) goes to the
+// tier's add_s8_run.
 
 #include "kernels/arm/add_s8.h"
 
-#include "kernels/portable/broadcast.h"
+#include "kernels/arm/elementwise.h"
 #include "kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
@@ -20,18 +20,8 @@ rt::Status run_add_s8(const rt::OpContext& c) {
   const int8_t* a = c.in(0).as<const int8_t>();
   const int8_t* b = c.in(1).as<const int8_t>();
   int8_t* out = c.out(0).as<int8_t>();
-  if (bc.same_shape) {
-    const size_t n = broadcast_size(bc);
-    // Runs of at most 2^30 elements keep the int32 count in range.
-    for (size_t done = 0; done < n;) {
-      const size_t run = n - done < (size_t{1} << 30) ? n - done : (size_t{1} << 30);
-      add_s8_run(p, a + done, 1, b + done, 1, out + done, static_cast<int32_t>(run));
-      done += run;
-    }
-    return rt::Status::Ok;
-  }
-  for_each_broadcast_run(bc, [&](size_t o, size_t ia, size_t ib) {
-    add_s8_run(p, a + ia, bc.a_strides[4], b + ib, bc.b_strides[4], out + o, bc.out_dims[4]);
+  for_each_elementwise_run(bc, [&](size_t o, size_t ia, int32_t a_step, size_t ib, int32_t b_step, int32_t n) {
+    add_s8_run(p, a + ia, a_step, b + ib, b_step, out + o, n);
   });
   return rt::Status::Ok;
 }

@@ -10,6 +10,7 @@
 
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/op_context.h"
@@ -45,6 +46,7 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases);
 Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases);
 Outcome test_fully_connected_s8(uint32_t seed, int32_t cases);
 Outcome test_add_s8(uint32_t seed, int32_t cases);
+Outcome test_mul_s8(uint32_t seed, int32_t cases);
 
 struct TierTest {
   const char* name;
@@ -57,6 +59,7 @@ inline constexpr TierTest kTierTests[] = {
     {"depthwise_conv2d_s8", &test_depthwise_conv2d_s8},
     {"fully_connected_s8", &test_fully_connected_s8},
     {"add_s8", &test_add_s8},
+    {"mul_s8", &test_mul_s8},
 };
 
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
@@ -68,6 +71,23 @@ void random_requant(Rng& r, int32_t* multiplier, int32_t* shift, int32_t n);
 void random_act(Rng& r, int32_t* act_min, int32_t* act_max);
 void random_s8(Rng& r, int8_t* data, int32_t n);
 void random_bias(Rng& r, int32_t* bias, int32_t n);
+/// Shapes of a broadcasting binary op: the same shapes half the time, else numpy broadcasting
+/// (1s on any axis, the innermost included, or a lower rank); at most max_elements outputs.
+struct BroadcastCase {
+  int32_t rank, out[4], a_rank, a[4], b_rank, b[4];
+};
+BroadcastCase random_broadcast(Rng& r, int32_t max_elements);
+int32_t element_count(const int32_t* dims, int32_t rank);
+
+/// Draws `cases` broadcast cases with random int8 operands; for each, `draw_ints` fills the
+/// kernel's n_ints parameters, then the portable and the optimized kernel run (a third of the
+/// same-shape cases in place, the output over operand a) and their bytes, plus 16 guard
+/// bytes, are compared.
+using BinaryKernel = rt::Status (*)(const rt::OpContext&);
+Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
+                       BinaryKernel check_portable, BinaryKernel run_portable, BinaryKernel check_optimized,
+                       BinaryKernel run_optimized);
+
 /// Pad before/after and output size for one window axis (a valid check_window_axis case).
 void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t stride, int32_t* pad,
                  int32_t* out);
