@@ -42,8 +42,8 @@ BroadcastCase random_broadcast(Rng& r, int32_t max_elements) {
 }
 
 Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
-                       BinaryKernel check_portable, BinaryKernel run_portable, BinaryKernel check_optimized,
-                       BinaryKernel run_optimized) {
+                       KernelFn check_portable, KernelFn run_portable, KernelFn check_optimized,
+                       KernelFn run_optimized) {
   Rng r{seed};
   Outcome o;
   int32_t ints[16];
@@ -56,9 +56,8 @@ Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_
     rt::TensorView ins[2] = {view(g_a, s.a_rank, s.a), view(g_b, s.b_rank, s.b)};
     rt::TensorView want_out[1] = {view(g_want, s.rank, s.out)};
     const rt::OpContext want_ctx{ins, 2, want_out, 1, ints, n_ints, nullptr, 0};
-    ++o.cases;
-    bool bad = check_portable(want_ctx) != rt::Status::Ok;  // a bad case, not a bad kernel
-    if (!bad) run_portable(want_ctx);
+    const bool refused = check_portable(want_ctx) != rt::Status::Ok;  // a bad case, not a bad kernel
+    if (!refused) run_portable(want_ctx);
     for (int32_t j = 0; j < n + 16; ++j) g_got[j] = 0x55;
     // In place, as the compiler plans it: the output over the operand of the output's shape.
     if (s.a_rank == s.rank && na == n && r.one_in(3)) {
@@ -66,20 +65,8 @@ Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_
       ins[0] = view(g_got, s.a_rank, s.a);
     }
     rt::TensorView outs[1] = {view(g_got, s.rank, s.out)};
-    const rt::OpContext ctx{ins, 2, outs, 1, ints, n_ints, nullptr, 0};
-    if (check_optimized(ctx) != rt::Status::Ok) {
-      ++o.rejected;
-      bad = true;
-    } else {
-      run_optimized(ctx);
-      for (int32_t j = 0; j < n; ++j) bad |= g_got[j] != g_want[j];
-      for (int32_t j = n; j < n + 16; ++j) bad |= g_got[j] != 0x55;
-      ++o.optimized;
-    }
-    if (bad) {
-      ++o.mismatches;
-      if (o.first_bad < 0) o.first_bad = i;
-    }
+    compare_optimized(o, i, refused, check_optimized, run_optimized,
+                      rt::OpContext{ins, 2, outs, 1, ints, n_ints, nullptr, 0}, g_got, g_want, n);
   }
   return o;
 }

@@ -47,6 +47,7 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases);
 Outcome test_fully_connected_s8(uint32_t seed, int32_t cases);
 Outcome test_add_s8(uint32_t seed, int32_t cases);
 Outcome test_mul_s8(uint32_t seed, int32_t cases);
+Outcome test_max_pool2d_s8(uint32_t seed, int32_t cases);
 
 struct TierTest {
   const char* name;
@@ -60,6 +61,7 @@ inline constexpr TierTest kTierTests[] = {
     {"fully_connected_s8", &test_fully_connected_s8},
     {"add_s8", &test_add_s8},
     {"mul_s8", &test_mul_s8},
+    {"max_pool2d_s8", &test_max_pool2d_s8},
 };
 
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
@@ -79,14 +81,21 @@ struct BroadcastCase {
 BroadcastCase random_broadcast(Rng& r, int32_t max_elements);
 int32_t element_count(const int32_t* dims, int32_t rank);
 
+using KernelFn = rt::Status (*)(const rt::OpContext&);
+
+/// Counts case `index` in `o`: `got` (the output of ctx, n bytes followed by 16 guard bytes
+/// of 0x55) against `want`, after the optimized check and run. `refused` marks a case the
+/// portable check refused (a bad case: counted as a mismatch).
+void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, KernelFn run, const rt::OpContext& ctx,
+                       int8_t* got, const int8_t* want, int32_t n);
+
 /// Draws `cases` broadcast cases with random int8 operands; for each, `draw_ints` fills the
 /// kernel's n_ints parameters, then the portable and the optimized kernel run (a third of the
 /// same-shape cases in place, the output over operand a) and their bytes, plus 16 guard
 /// bytes, are compared.
-using BinaryKernel = rt::Status (*)(const rt::OpContext&);
 Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
-                       BinaryKernel check_portable, BinaryKernel run_portable, BinaryKernel check_optimized,
-                       BinaryKernel run_optimized);
+                       KernelFn check_portable, KernelFn run_portable, KernelFn check_optimized,
+                       KernelFn run_optimized);
 
 /// Pad before/after and output size for one window axis (a valid check_window_axis case).
 void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t stride, int32_t* pad,

@@ -11,6 +11,25 @@ rt::TensorView make_view(void* data, rt::DType dtype, int32_t rank, const int32_
   return t;
 }
 
+void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, KernelFn run, const rt::OpContext& ctx,
+                       int8_t* got, const int8_t* want, int32_t n) {
+  ++o.cases;
+  bool bad = refused;
+  if (check(ctx) != rt::Status::Ok) {
+    ++o.rejected;
+    bad = true;
+  } else {
+    run(ctx);
+    for (int32_t j = 0; j < n; ++j) bad |= got[j] != want[j];
+    for (int32_t j = n; j < n + 16; ++j) bad |= got[j] != 0x55;
+    ++o.optimized;
+  }
+  if (bad) {
+    ++o.mismatches;
+    if (o.first_bad < 0) o.first_bad = index;
+  }
+}
+
 int32_t random_zero_point(Rng& r) {
   switch (r.range(0, 4)) {
     case 0: return -128;
