@@ -1,0 +1,43 @@
+//===- requantize_s8_mve.cc - requantize_s8 runs with Helium --------------===//
+//
+// Four elements per step in int32 lanes: VLDRB.S32, VSUB of the input zero point, then the
+// requantization of primitives_mve.h in its shift <= -1 or shift >= 0 form, chosen once per
+// op; the tail is one predicated step. Cortex-M55/M85.
+
+#include "kernels/arm/tier.h"
+
+#if EMBER_TIER == EMBER_TIER_MVE
+
+#include "kernels/arm/primitives_mve.h"
+#include "kernels/arm/requantize_s8.h"
+
+namespace ember::kernels::arm {
+namespace {
+
+template <bool kLeft>
+inline int32x4_t rescale(const RequantizeParamsS8& p, int32x4_t x) {
+  const int32x4_t r = kLeft ? requantize_mve_left(x, vdupq_n_s32(p.multiplier), vdupq_n_s32(p.shift))
+                            : requantize_mve(x, p.multiplier, p.shift);
+  return offset_clamp_mve(r, p.output_zp, p.act_min, p.act_max);
+}
+
+template <bool kLeft>
+void run(const RequantizeParamsS8& p, const int8_t* in, int8_t* out, int32_t n) {
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) vstrbq_s32(out + i, rescale<kLeft>(p, vsubq_n_s32(vldrbq_s32(in + i), p.input_zp)));
+  if (i < n) {
+    const mve_pred16_t t = vctp32q(static_cast<uint32_t>(n - i));
+    vstrbq_p_s32(out + i, rescale<kLeft>(p, vsubq_n_s32(vldrbq_z_s32(in + i, t), p.input_zp)), t);
+  }
+}
+
+}  // namespace
+
+void requantize_s8_run(const RequantizeParamsS8& p, const int8_t* in, int8_t* out, int32_t n) {
+  if (p.shift >= 0) run<true>(p, in, out, n);
+  else run<false>(p, in, out, n);
+}
+
+}  // namespace ember::kernels::arm
+
+#endif  // EMBER_TIER == EMBER_TIER_MVE
