@@ -49,6 +49,7 @@ Outcome test_add_s8(uint32_t seed, int32_t cases);
 Outcome test_mul_s8(uint32_t seed, int32_t cases);
 Outcome test_max_pool2d_s8(uint32_t seed, int32_t cases);
 Outcome test_requantize_s8(uint32_t seed, int32_t cases);
+Outcome test_lut_s8(uint32_t seed, int32_t cases);
 
 struct TierTest {
   const char* name;
@@ -64,6 +65,7 @@ inline constexpr TierTest kTierTests[] = {
     {"mul_s8", &test_mul_s8},
     {"max_pool2d_s8", &test_max_pool2d_s8},
     {"requantize_s8", &test_requantize_s8},
+    {"lut_s8", &test_lut_s8},
 };
 
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
