@@ -106,6 +106,11 @@ def make_case(op: str, seed: int):
               "relu": nn.ReLU(), "relu6": nn.ReLU6()}[op]
         # Alone on the (quantized) model input: a standalone int8 op, a lookup table.
         return fn, (torch.randn(s) * 3,)
+    if op == "scalar_arith":
+        c = rng.choice([0.5, 3.0, -2.0, 6.0, 0.1])
+        fns = [lambda x: x * c, lambda x: x + c, lambda x: c - x, lambda x: x / c, lambda x: x ** 2,
+               lambda x: (x - c) * 0.25]
+        return Lambda(rng.choice(fns)), (torch.randn(s) * 2,)
     if op == "flatten_linear":
         return nn.Sequential(nn.Conv2d(s[1], 4, 3, padding=1), nn.Flatten(), nn.Linear(4 * s[2] * s[3], 5)), \
             (torch.randn(s),)
@@ -123,7 +128,7 @@ def make_case(op: str, seed: int):
 
 OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
        "global_avg_pool", "softmax", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
-       "relu", "relu6", "flatten_linear", "permute", "cat", "pad"]
+       "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad"]
 
 
 # Seeds 2 and 3 make every input non-negative / non-positive, so the input zero point sits at the
@@ -146,3 +151,14 @@ def test_op_matches_pytorch_reference(op, seed):
         assert program.inputs[0]["zero_point"] == EXTREME_ZERO_POINT[seed]
     for sample in calibration[:2]:
         assert quanta_apart(program, ep, sample) <= 1
+
+
+def test_arithmetic_with_numbers_is_one_int8_table():
+    """x * 0.5 + 1 on an int8 tensor: two tables composed into one, no float kernels."""
+    conv = nn.Conv2d(3, 4, 1)
+    module = Lambda(lambda x: conv(x) * 0.5 + 1).eval()
+    x = torch.randn(1, 3, 6, 6)
+    ep = ember.quantize(module, (x,), [(x,), (x * 2,)])
+    program = ember.lower(ep, target="cortex-m55")
+    assert [op["kernel"] for op in program.inspect()["ops"]] == ["conv2d_s8", "lut_s8"]
+    assert quanta_apart(program, ep, (x,)) <= 1

@@ -190,7 +190,7 @@ def test_mul():
     assert rel < 0.03
 
 
-def test_scalar_add_and_unknown_op_stay_float():
+def test_arithmetic_with_a_number_is_quantized_and_unknown_op_stays_float():
     class M(nn.Module):
         def __init__(self):
             super().__init__()
@@ -201,9 +201,9 @@ def test_scalar_add_and_unknown_op_stay_float():
 
     ep, _ = _run(M(), (1, 3, 4, 4))
     add, exp = _one(ep, aten.add.Tensor), _one(ep, aten.exp.default)
-    assert add.args[0].target == DQ  # float op reads the dequantized conv output
-    assert not any(u.target == Q for u in add.users)
-    assert not any(u.target == Q for u in exp.users)
+    assert add.args[0].target == DQ and add.args[1] == 1.0
+    assert any(u.target == Q for u in add.users)  # x + 1: its own output qparams (a table)
+    assert not any(u.target == Q for u in exp.users)  # no annotation for exp: stays float
 
 
 # --- pooling and data movement: shared qparams ------------------------------------------------

@@ -2,8 +2,8 @@
 //
 // Folds ops whose inputs are all constants (dequantized weights feeding float ops, reshapes and
 // transposes of constants), removes dequantize -> quantize pairs with one parameter set (an
-// exact identity on int8), composes chains of transposes and drops identity ones, and deletes
-// ops nobody reads.
+// exact identity on int8), composes chains of transposes (dropping identity ones) and chains of
+// lookup tables (x * 0.5 + 1 is one table), and deletes ops nobody reads.
 
 #include <cmath>
 #include <cstring>
@@ -74,6 +74,16 @@ Status cleanup(Graph& g, const Target&, Diagnostics&) {
       const int src = g.ops[p].inputs[0];
       if (g.tensors[src].quant == g.tensors[op.outputs[0]].quant && !g.is_graph_output(op.outputs[0]))
         g.replace_uses(op.outputs[0], src);
+    } else if (op.kind == "lut") {  // lut(lut(x)) is one table: t2[t1[x]]
+      const int p = g.producer(op.inputs[0]);
+      if (p < 0 || g.ops[p].kind != "lut") continue;
+      const Tensor& t1 = g.tensors[g.ops[p].inputs[1]];
+      const Tensor& t2 = g.tensors[op.inputs[1]];
+      std::vector<int8_t> table(256);
+      for (size_t i = 0; i < 256; ++i)
+        table[i] = t2.as<int8_t>()[static_cast<size_t>(t1.as<int8_t>()[i] + 128)];
+      op.inputs = {g.ops[p].inputs[0],
+                   add_constant_i8(g, g.tensors[op.outputs[0]].name + "_composed_table", {256}, table)};
     } else if (op.kind == "transpose") {
       const int p = g.producer(op.inputs[0]);
       if (p >= 0 && g.ops[p].kind == "transpose") {  // compose into one

@@ -87,6 +87,8 @@ class Requantizer {
   void lower(Op& op) {
     const std::string& k = op.kind;
     if (k == "conv" || k == "linear") return conv_like(op);
+    for (size_t i = 0; i < op.inputs.size() && is_binary_kind(k); ++i)
+      if (g_.tensors[op.inputs[i]].dtype == DType::Float32) return scalar_function(op, i);
     if (k == "add") return add(op);
     if (k == "mul") return mul(op);
     if (k == "softmax") return softmax(op);
@@ -208,6 +210,15 @@ class Requantizer {
       return lower_requantize(rq);
     }
     g_.ops.push_back(std::move(op));
+  }
+
+  // x op c or c op x with a number c (fold_qdq lets only a float scalar constant through): a
+  // function of the one int8 operand, so a table.
+  void scalar_function(Op& op, size_t i) {
+    op.attrs["scalar"] = constant_values(g_.tensors[op.inputs[i]]).at(0);
+    op.attrs["scalar_first"] = int64_t{i == 0};
+    op.inputs = {op.inputs[1 - i]};
+    lut(op);
   }
 
   // Any int8 -> int8 function of one value is a 256-entry table, evaluated in float32 as

@@ -12,8 +12,21 @@
 
 namespace ember::compiler {
 
+/// x op c, or c op x when the number came first (the requantize pass's scalar_function).
+inline float apply_scalar(const Op& op, float x) {
+  const std::string& k = op.kind;
+  const float c = static_cast<float>(op.f("scalar"));
+  const float a = op.i("scalar_first") ? c : x, b = op.i("scalar_first") ? x : c;
+  if (k == "add") return a + b;
+  if (k == "sub") return a - b;
+  if (k == "mul") return a * b;
+  if (k == "div") return a / b;
+  return std::pow(a, b);  // pow
+}
+
 inline float apply_unary(const Op& op, float x) {
   const std::string& k = op.kind;
+  if (op.has("scalar")) return apply_scalar(op, x);
   if (k == "neg") return -x;
   if (k == "abs") return std::fabs(x);
   if (k == "exp") return std::exp(x);

@@ -51,6 +51,11 @@ _ANNOTATION_KEY = "quantization_annotation"
 _CONV_OPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding}
 _LINEAR_OPS = {aten.linear.default}
 _BINARY_OPS = {aten.add.Tensor, aten.add_.Tensor, aten.mul.Tensor, aten.mul_.Tensor}
+# Arithmetic with a Python number (x * 0.5, x + 3, 1 - x, x / 6, x ** 2): an int8 -> int8
+# function of one value, which the compiler runs as a 256-entry table like the unary ops.
+_SCALAR_OPS = _BINARY_OPS | {aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.rsub.Scalar,
+                             aten.mul.Scalar, aten.div.Tensor, aten.div.Scalar,
+                             aten.pow.Tensor_Scalar}
 # Average-style pooling: output shares the input's qparams (average of values in range).
 _POOL_OPS = {aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
              aten.mean.dim, aten.mean.default}
@@ -181,7 +186,7 @@ class EmberQuantizer(Quantizer):
             t = n.target
             if t in _CONV_OPS or t in _LINEAR_OPS:
                 self._annotate_conv_linear(n)
-            elif t in _BINARY_OPS:
+            elif t in _SCALAR_OPS:
                 self._annotate_binary(n)
             elif t in _POOL_OPS:
                 self._annotate_pool(n)
@@ -214,9 +219,11 @@ class EmberQuantizer(Quantizer):
 
     def _annotate_binary(self, n: Node) -> None:
         a, b = n.args[0], n.args[1]
-        if not (_is_float_tensor(a) and _is_float_tensor(b)):
-            return  # python scalar operand (or non-float tensor): leave float
-        _mark_output(n, {a: self.act_qspec, b: self.act_qspec}, self.act_qspec)
+        if n.target in _BINARY_OPS and _is_float_tensor(a) and _is_float_tensor(b):
+            _mark_output(n, {a: self.act_qspec, b: self.act_qspec}, self.act_qspec)
+        elif _is_float_tensor(a) and isinstance(b, (int, float)) and not isinstance(b, bool) \
+                and not n.kwargs.get("rounding_mode") and n.kwargs.get("alpha", 1) == 1:
+            _mark(n, {a: self.act_qspec}, self.act_qspec)
 
     def _annotate_pool(self, n: Node) -> None:
         x = n.args[0]
