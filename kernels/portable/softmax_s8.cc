@@ -1,7 +1,8 @@
 //===- softmax_s8.cc - Reference int8 softmax -----------------------------===//
 //
-// Exact rational rounding in int64: e_i * 256 <= 2^31 and the row sum is at most
-// depth * 2^31 for a sane table, far from int64's limits.
+// Exact rational rounding: in 32 bits when the row sum fits (rows up to 511 with a sane table),
+// else in int64, where e_i * 256 <= 2^39 and the row sum is at most depth * 2^31 even for a
+// hostile table, far from int64's limits.
 
 #include "kernels/portable/softmax_s8.h"
 
@@ -25,9 +26,18 @@ void softmax_s8(int32_t rows, int32_t depth, const int8_t* input, const int32_t*
       if (in[i] > m) m = in[i];
     int64_t sum = 0;
     for (int32_t i = 0; i < depth; ++i) sum += table[m - in[i]];
+    // The usual case in 32 bits, exactly: for 0 <= num <= 2^31 and 0 < den < 2^32,
+    // floor((2 * num + den) / (2 * den)) == (num + floor(den / 2)) / den, whose sum fits
+    // uint32. One UDIV instead of a 64-bit division per element.
+    const bool narrow = sum > 0 && sum <= INT64_C(0xFFFFFFFF);
+    const uint32_t den = static_cast<uint32_t>(sum);
     for (int32_t i = 0; i < depth; ++i) {
+      const int32_t e = table[m - in[i]];
       int64_t q = -128;
-      if (sum > 0) q = divide_half_away(static_cast<int64_t>(table[m - in[i]]) * 256, sum) - 128;
+      if (narrow && e >= 0 && e <= (1 << 23))
+        q = static_cast<int64_t>((static_cast<uint32_t>(e) * 256u + den / 2u) / den) - 128;
+      else if (sum > 0)
+        q = divide_half_away(static_cast<int64_t>(e) * 256, sum) - 128;
       out[i] = static_cast<int8_t>(q < -128 ? -128 : (q > 127 ? 127 : q));
     }
   }

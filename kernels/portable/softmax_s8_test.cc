@@ -70,6 +70,64 @@ TEST(SoftmaxS8, RandomAgainstReference) {
   }
 }
 
+// The contract's int64 formula, rounding half away from zero, for any table.
+int8_t softmax_formula(int32_t e, int64_t sum) {
+  if (sum <= 0) return -128;
+  const int64_t num = int64_t{e} * 256;
+  const int64_t q = (num >= 0 ? (2 * num + sum) / (2 * sum) : -((-2 * num + sum) / (2 * sum))) - 128;
+  return static_cast<int8_t>(std::clamp<int64_t>(q, -128, 127));
+}
+
+TEST(SoftmaxS8, WideRowsAndHostileTables) {
+  // Rows long enough that the sum passes 2^32 (the 64-bit path), and tables from an untrusted
+  // file: negative entries, entries above 2^23, INT32_MIN and INT32_MAX.
+  std::mt19937 rng(61);
+  for (int t = 0; t < 300; ++t) {
+    auto table = exp_table(std::exp2(std::uniform_real_distribution<double>(-12, -1)(rng)));
+    if (t % 2) {
+      for (int k = 0; k < 8; ++k) {
+        const int32_t hostile[] = {-1, -(1 << 23), (1 << 23) + 1, INT32_MAX, INT32_MIN, 1 << 30};
+        table[rand_int(rng, 0, 255)] = hostile[rand_int(rng, 0, 5)];
+      }
+    }
+    const int depth = rand_int(rng, 1, 700);
+    auto in = random_s8(rng, static_cast<size_t>(depth));
+    if (t % 3 == 0) std::fill(in.begin(), in.end(), static_cast<int8_t>(in[0]));  // sum = depth * e_0
+    std::vector<int8_t> out(in.size());
+    OpBuilder op;
+    op.in(in.data(), DType::Int8, {1, depth}).in(table.data(), DType::Int32, {256});
+    op.out(out.data(), DType::Int8, {1, depth});
+    ASSERT_EQ(run_softmax_s8(op.ctx()), Status::Ok);
+    const int m = *std::max_element(in.begin(), in.end());
+    int64_t sum = 0;
+    for (int i = 0; i < depth; ++i) sum += table[m - in[i]];
+    for (int i = 0; i < depth; ++i) ASSERT_EQ(out[i], softmax_formula(table[m - in[i]], sum)) << t << " " << i;
+  }
+}
+
+TEST(SoftmaxS8, RoundingAtAndNextToTies) {
+  // Two elements with e = a and b: the first output is a * 256 / (a + b) rounded. Every den in
+  // a range, with the a whose remainder is den/2 (a tie, even den) or (den - 1)/2 (just below
+  // one, odd den).
+  std::vector<int32_t> table(256, 0);
+  const int8_t in[2] = {0, -1};
+  int8_t out[2];
+  OpBuilder op;
+  op.in(in, DType::Int8, {1, 2}).in(table.data(), DType::Int32, {256});
+  op.out(out, DType::Int8, {1, 2});
+  int cases = 0;
+  for (int32_t den = 600; den < 1400; ++den) {
+    for (int32_t a = 0; a <= den; ++a) {
+      if ((a * 256) % den != den / 2 || a * 256 / den > 250) continue;
+      table[0] = a, table[1] = den - a;
+      ASSERT_EQ(run_softmax_s8(op.ctx()), Status::Ok);
+      ASSERT_EQ(out[0], softmax_formula(a, den)) << a << "/" << den;
+      ++cases;
+    }
+  }
+  EXPECT_GT(cases, 400);
+}
+
 TEST(SoftmaxS8, CheckRejects) {
   OpBuilder op;
   op.in(nullptr, DType::Int8, {2, 3, 10}).in(nullptr, DType::Int32, {256});
