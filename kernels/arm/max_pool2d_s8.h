@@ -1,9 +1,8 @@
 //===- max_pool2d_s8.h - Optimized int8 2-D max pooling ---------*- C++ -*-===//
 //
 // The same op as kernels/portable/max_pool2d_s8.h, bit for bit, for the built tier. The entry
-// (max_pool2d_s8.cc) clips each output pixel's window to the input once, so the tier's inner
-// loop (max_pool2d_s8_{scalar,dsp,mve}.cc) sees only taps inside it: a rectangle of ny x nx
-// pixels. It writes only the output pixel's own bytes, which the row-streaming in-place rule
+// (max_pool2d_s8.cc) clips each output pixel's window to the input (pool_window.h), so the
+// tier's inner loop (max_pool2d_s8_{scalar,dsp,mve}.cc) sees only taps inside it. It writes only the output pixel's own bytes, which the row-streaming in-place rule
 // of kernels/kernels.def keeps clear of every input row that pixel reads.
 
 #pragma once
@@ -16,8 +15,7 @@
 
 namespace ember::kernels::arm {
 
-/// The clipped window of one output pixel: ny x nx taps (both >= 1) from `first`, `row_step`
-/// bytes between tap rows and `col_step` between tap columns; `channels` bytes each.
+/// One output pixel: its clipped window (at least one tap), the channels and the bounds.
 struct MaxWindowS8 {
   const int8_t* first;
   int32_t ny, nx;

@@ -50,6 +50,7 @@ Outcome test_mul_s8(uint32_t seed, int32_t cases);
 Outcome test_max_pool2d_s8(uint32_t seed, int32_t cases);
 Outcome test_requantize_s8(uint32_t seed, int32_t cases);
 Outcome test_lut_s8(uint32_t seed, int32_t cases);
+Outcome test_avg_pool2d_s8(uint32_t seed, int32_t cases);
 
 struct TierTest {
   const char* name;
@@ -66,6 +67,7 @@ inline constexpr TierTest kTierTests[] = {
     {"max_pool2d_s8", &test_max_pool2d_s8},
     {"requantize_s8", &test_requantize_s8},
     {"lut_s8", &test_lut_s8},
+    {"avg_pool2d_s8", &test_avg_pool2d_s8},
 };
 
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
@@ -100,6 +102,16 @@ void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, 
 Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
                        KernelFn check_portable, KernelFn run_portable, KernelFn check_optimized,
                        KernelFn run_optimized);
+
+/// A 2-D pool (NHWC, batches 1-2, channels 1..40 around the vector widths): windows 1..5
+/// (non-square), strides 1..3, dilation 1..2 when `dilated`, padding on every side but below
+/// the window as pools require; a tenth are global pools over up to 20 x 20 (more than 256
+/// taps). At most max_in input and max_out output bytes.
+struct PoolCase {
+  int32_t in_dims[4], out_dims[4];
+  int32_t window[8];  // kernel_h, kernel_w, stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w
+};
+PoolCase random_pool(Rng& r, bool dilated, int32_t max_in, int32_t max_out);
 
 /// Pad before/after and output size for one window axis (a valid check_window_axis case).
 void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t stride, int32_t* pad,

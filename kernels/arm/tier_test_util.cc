@@ -105,4 +105,30 @@ void random_axis(Rng& r, int32_t in, int32_t kernel, int32_t dilation, int32_t s
   }
 }
 
+PoolCase random_pool(Rng& r, bool dilated, int32_t max_in, int32_t max_out) {
+  PoolCase p;
+  int32_t* w = p.window;
+  for (;;) {
+    const int32_t n = r.one_in(4) ? 2 : 1, c = r.one_in(3) ? r.range(1, 40) : (r.one_in(2) ? 16 : 4) * r.range(1, 2) + r.range(0, 2);
+    int32_t h, wd, oh, ow;
+    if (r.one_in(10)) {  // global
+      h = r.range(14, 20), wd = r.range(14, 20);
+      w[0] = h, w[1] = wd, w[2] = w[3] = 1, w[4] = w[5] = 0, w[6] = w[7] = 1, oh = ow = 1;
+    } else {
+      h = r.range(1, 12), wd = r.range(1, 12);
+      w[0] = r.range(1, 5), w[1] = r.range(1, 5), w[2] = r.range(1, 3), w[3] = r.range(1, 3);
+      w[6] = dilated && r.one_in(4) ? 2 : 1, w[7] = dilated && r.one_in(4) ? 2 : 1;
+      random_axis(r, h, w[0], w[6], w[2], &w[4], &oh);
+      random_axis(r, wd, w[1], w[7], w[3], &w[5], &ow);
+    }
+    // Pools keep each side's padding below the window (check_window_axis).
+    const int32_t ext_h = w[6] * (w[0] - 1) + 1, ext_w = w[7] * (w[1] - 1) + 1;
+    const bool pads_ok = w[4] < ext_h && (oh - 1) * w[2] + ext_h - h - w[4] < ext_h && w[5] < ext_w &&
+                         (ow - 1) * w[3] + ext_w - wd - w[5] < ext_w;
+    const int32_t in[4] = {n, h, wd, c}, out[4] = {n, oh, ow, c};
+    for (int32_t k = 0; k < 4; ++k) p.in_dims[k] = in[k], p.out_dims[k] = out[k];
+    if (pads_ok && element_count(p.in_dims, 4) <= max_in && element_count(p.out_dims, 4) <= max_out) return p;
+  }
+}
+
 }  // namespace ember::kernels::arm::testing

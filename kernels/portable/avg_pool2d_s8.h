@@ -16,9 +16,9 @@ namespace ember::kernels {
 /// inside the input; count = kernel_h*kernel_w when count_include_pad (padding counts as real
 /// 0; like PyTorch, positions past the bottom/right padding of pad_top/pad_left rows/columns,
 /// which only ceil mode creates, are not counted: see padded_window_extent), else the number of
-/// those positions; out = clamp(round_half_away(sum / count) +
+/// those positions; out = clamp(round(sum / count) +
 /// zero_point, act_min, act_max). A window with count 0 (impossible after the check) gives
-/// zero_point, clamped.
+/// zero_point, clamped. The rounding is half to even (torch.round of the mean).
 /// Formats: input [N, H, W, C], output [N, OH, OW, C]; zero_point in [-128, 127],
 /// -128 <= act_min <= act_max <= 127.
 void avg_pool2d_s8(const Pool2dShape& shape, const Pool2dWindow& window, bool count_include_pad,

@@ -1,0 +1,59 @@
+//===- pool_window.h - Pooling windows clipped to the input ----*- C++ -*-===//
+//
+// The optimized pools (max_pool2d_s8, avg_pool2d_s8) clip each output pixel's window to the
+// input once, so their tier loops see only taps inside it: a rectangle of ny x nx pixels.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/portable/pool_common.h"
+
+namespace ember::kernels::arm {
+
+/// The taps of a window starting at `start` that land in [0, in): the first one's index and
+/// how many.
+inline void clip_window(int32_t start, int32_t kernel, int32_t dilation, int32_t in, int32_t* first,
+                        int32_t* count) {
+  int32_t k0 = 0;
+  if (start < 0) k0 = (-start + dilation - 1) / dilation;
+  int32_t k1 = kernel;  // one past the last tap inside
+  if (start + (kernel - 1) * dilation >= in) k1 = start >= in ? 0 : (in - 1 - start) / dilation + 1;
+  *first = start + k0 * dilation;
+  *count = k1 > k0 ? k1 - k0 : 0;
+}
+
+/// One output pixel's window: ny x nx taps inside the input (either may be 0), the first at
+/// `first`, `row_step` bytes between tap rows and `col_step` between tap columns; y0, x0 where
+/// the unclipped window starts.
+struct PoolTaps {
+  const int8_t* first;
+  int32_t ny, nx;
+  size_t row_step, col_step;
+  int32_t y0, x0;
+};
+
+/// Calls f(taps, out) for every output pixel in order, out pointing at its channels.
+template <typename F>
+void for_each_window(const Pool2dShape& s, const Pool2dWindow& w, const int8_t* in, int8_t* out, F f) {
+  const size_t pixel = static_cast<size_t>(s.channels), row = pixel * static_cast<size_t>(s.in_w);
+  PoolTaps t{nullptr, 0, 0, row * static_cast<size_t>(w.dilation_h), pixel * static_cast<size_t>(w.dilation_w), 0, 0};
+  for (int32_t n = 0; n < s.batches; ++n) {
+    const int8_t* image = in + static_cast<size_t>(n) * static_cast<size_t>(s.in_h) * row;
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      int32_t iy;
+      t.y0 = y * w.stride_h - w.pad_top;
+      clip_window(t.y0, w.kernel_h, w.dilation_h, s.in_h, &iy, &t.ny);
+      for (int32_t x = 0; x < s.out_w; ++x, out += pixel) {
+        int32_t ix;
+        t.x0 = x * w.stride_w - w.pad_left;
+        clip_window(t.x0, w.kernel_w, w.dilation_w, s.in_w, &ix, &t.nx);
+        t.first = image + static_cast<size_t>(iy) * row + static_cast<size_t>(ix) * pixel;
+        f(t, out);
+      }
+    }
+  }
+}
+
+}  // namespace ember::kernels::arm
