@@ -17,9 +17,7 @@ namespace {
 
 template <bool kLeft>
 inline int32x4_t output(const MulParamsS8& p, int32x4_t prod) {
-  const int32x4_t r = kLeft ? requantize_mve_left(prod, vdupq_n_s32(p.output_multiplier), vdupq_n_s32(p.output_shift))
-                            : requantize_mve(prod, p.output_multiplier, p.output_shift);
-  return offset_clamp_mve(r, p.output_zp, p.act_min, p.act_max);
+  return requantize_clamp_mve<kLeft>(prod, p.output_multiplier, p.output_shift, p.output_zp, p.act_min, p.act_max);
 }
 
 template <bool kStepA, bool kStepB, bool kLeft>

@@ -87,4 +87,14 @@ inline int32x4_t offset_clamp_mve(int32x4_t v, int32_t zp, int32_t act_min, int3
   return vminq_s32(vmaxq_s32(vqaddq_n_s32(v, zp), vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
+/// One multiplier and shift for every lane (the shift >= 0 form when kLeft, chosen once per op
+/// by the caller), then the zero point and the clamp: the elementwise kernels' output step.
+template <bool kLeft>
+inline int32x4_t requantize_clamp_mve(int32x4_t acc, int32_t multiplier, int32_t shift, int32_t zp, int32_t act_min,
+                                      int32_t act_max) {
+  const int32x4_t r = kLeft ? requantize_mve_left(acc, vdupq_n_s32(multiplier), vdupq_n_s32(shift))
+                            : requantize_mve(acc, multiplier, shift);
+  return offset_clamp_mve(r, zp, act_min, act_max);
+}
+
 }  // namespace ember::kernels::arm

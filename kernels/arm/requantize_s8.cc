@@ -2,6 +2,7 @@
 
 #include "kernels/arm/requantize_s8.h"
 
+#include "kernels/arm/elementwise.h"
 #include "kernels/portable/requantize_s8.h"
 
 namespace ember::kernels::arm {
@@ -13,13 +14,7 @@ rt::Status run_requantize_s8(const rt::OpContext& c) {
   const RequantizeParamsS8 p{i[0], i[1], i[2], i[3], i[4], i[5]};
   const int8_t* in = c.in(0).as<const int8_t>();
   int8_t* out = c.out(0).as<int8_t>();
-  const size_t n = c.in(0).num_elements();
-  // Runs of at most 2^30 elements keep the int32 count in range.
-  for (size_t done = 0; done < n;) {
-    const size_t len = n - done < (size_t{1} << 30) ? n - done : (size_t{1} << 30);
-    requantize_s8_run(p, in + done, out + done, static_cast<int32_t>(len));
-    done += len;
-  }
+  for_each_run(c.in(0).num_elements(), [&](size_t i, int32_t n) { requantize_s8_run(p, in + i, out + i, n); });
   return rt::Status::Ok;
 }
 

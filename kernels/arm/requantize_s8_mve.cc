@@ -16,9 +16,7 @@ namespace {
 
 template <bool kLeft>
 inline int32x4_t rescale(const RequantizeParamsS8& p, int32x4_t x) {
-  const int32x4_t r = kLeft ? requantize_mve_left(x, vdupq_n_s32(p.multiplier), vdupq_n_s32(p.shift))
-                            : requantize_mve(x, p.multiplier, p.shift);
-  return offset_clamp_mve(r, p.output_zp, p.act_min, p.act_max);
+  return requantize_clamp_mve<kLeft>(x, p.multiplier, p.shift, p.output_zp, p.act_min, p.act_max);
 }
 
 template <bool kLeft>
