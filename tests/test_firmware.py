@@ -62,7 +62,9 @@ def test_zoo_model_matches_host_bit_for_bit(name, target, tmp_path):
     assert result.mismatches == 0
     assert len(result.inferences) == 2 and all(n > 0 for n in result.inferences)
     assert len(result.ops) == len(program.inspect()["ops"])
-    assert sum(op["instructions"] for op in result.ops) == result.inferences[0]
+    # Each op's count is rounded from SysTick ticks on its own (25.6 ticks per instruction on some
+    # boards), so the per-op sum may differ from the rounded whole by up to one per op.
+    assert abs(sum(op["instructions"] for op in result.ops) - result.inferences[0]) <= len(result.ops)
     assert 0 < result.ram["stack"] < result.ram["stack_size"]
 
 

@@ -11,7 +11,7 @@ from ember.cli import main
 
 
 class Mixed(nn.Module):
-    """A plain conv, a depthwise conv, a depth-multiplier-2 conv, a grouped conv and a pool."""
+    """A plain conv, a depthwise conv, a depth-multiplier-2 conv, a grouped conv, a pool and a softmax."""
 
     def __init__(self):
         super().__init__()
@@ -22,7 +22,7 @@ class Mixed(nn.Module):
         self.pool = nn.AvgPool2d(2)
 
     def forward(self, x):
-        return self.pool(self.grouped(self.dw2(self.dw(torch.relu(self.conv(x))))))
+        return torch.softmax(self.pool(self.grouped(self.dw2(self.dw(torch.relu(self.conv(x)))))), dim=1)
 
 
 def _program(target):
@@ -32,8 +32,13 @@ def _program(target):
                          target=target)
 
 
+def _where(source):
+    """The module path in "aten.x at file:line (module)", else the aten op for a functional call."""
+    return source.split("(")[-1].rstrip(")") if source.endswith(")") else source.split(" ")[0]
+
+
 def _notes(program):
-    return [(op["source"].split("(")[-1].rstrip(")"), op["kernel_note"]) for op in program.inspect()["ops"]]
+    return [(_where(op["source"]), op["kernel_note"]) for op in program.inspect()["ops"]]
 
 
 def test_optimized_paths_and_fallback_reasons_are_recorded():
@@ -42,7 +47,8 @@ def test_optimized_paths_and_fallback_reasons_are_recorded():
         ("dw", "mve kernel (depthwise 3x3)"),
         ("dw2", "portable kernel: depth multiplier > 1"),
         ("grouped", "portable kernel: grouped convolution"),
-        ("pool", "portable kernel: no mve kernel for avg_pool2d_s8"),
+        ("pool", "mve kernel"),
+        ("aten.softmax.int", "portable kernel: no mve kernel for softmax_s8"),
     ]
 
 
