@@ -2,8 +2,9 @@
 //
 // Checks run in the order of docs/runtime.md, cheapest and most basic first, so the Status
 // names the most fundamental problem: a truncated file is reported as Truncated even though
-// its structure is also broken. After flatbuffers::Verifier every offset, vector and string is
-// inside the file; everything after it checks what the fields mean.
+// its structure is also broken. After the structure check (program_structure.cc, which accepts
+// what flatbuffers::Verifier accepts) every offset, vector and string is inside the file;
+// everything after it checks what the fields mean.
 
 #include "runtime/program_verifier.h"
 
@@ -13,6 +14,7 @@
 #include "runtime/log.h"
 #include "runtime/op_signatures.h"
 #include "runtime/program.h"
+#include "runtime/program_structure.h"
 #include "schema/program_generated.h"
 
 // Vectors of int32/float are handed to kernels in place, which needs the file's byte order.
@@ -30,7 +32,7 @@ bool add_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_add_over
 
 uint32_t u32(size_t n) { return static_cast<uint32_t>(n); }
 
-// The tensor's name for messages ("" when absent); flatbuffers::Verifier has checked it is a
+// The tensor's name for messages ("" when absent); the structure check has checked it is a
 // NUL-terminated string inside the file.
 const char* name_of(const fbs::Tensor& t) { return t.name() ? t.name()->c_str() : ""; }
 
@@ -46,53 +48,10 @@ struct Limits {
   uint32_t constants_size;
 };
 
-uint32_t load_u32(const uint8_t* p) {  // any alignment (Cortex-M0 faults on unaligned ldr)
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// flatbuffers::Verifier::VerifyVectorOfTables forms each element's pointer (element address +
-// stored offset) before range-checking it. With a 32-bit address space that sum can wrap, which
-// is undefined behaviour (found by the i386 fuzz build). So, before the flatbuffers verifier
-// runs, this checks in integer arithmetic that every element of the root's vectors of tables
-// (tensors, ops, regions: the schema's only vectors of tables) points inside the file. Sizes
-// are below 2^31 (checked by the caller), so no sum here wraps a size_t.
-bool table_vectors_in_file(Span<const uint8_t> file, uint32_t root) {
-  const uint8_t* f = file.data();
-  const size_t size = file.size();
-  const int32_t soffset = static_cast<int32_t>(load_u32(f + root));
-  const int64_t vtable = int64_t{root} - soffset;
-  if (vtable < 0 || vtable + 4 > static_cast<int64_t>(size)) return false;
-  const uint8_t* vt = f + vtable;
-  const size_t vt_size = static_cast<size_t>(vt[0] | (vt[1] << 8));
-  if (vt_size < 4 || static_cast<size_t>(vtable) + vt_size > size) return false;
-  constexpr uint32_t kFields[] = {1, 2, 5};  // Program.tensors, ops, regions (schema order)
-  for (uint32_t field : kFields) {
-    const size_t entry = 4 + 2 * field;
-    if (entry + 2 > vt_size) continue;  // field absent
-    const size_t field_off = static_cast<size_t>(vt[entry] | (vt[entry + 1] << 8));
-    if (field_off == 0) continue;
-    const size_t at = root + field_off;
-    if (at > size - 4) return false;
-    const uint32_t rel = load_u32(f + at);
-    if (rel == 0 || rel > size - 4 - at) return false;
-    const size_t vec = at + rel;
-    const uint32_t n = load_u32(f + vec);
-    if (n > (size - 4 - vec) / 4) return false;
-    for (uint32_t i = 0; i < n; ++i) {
-      const size_t elem = vec + 4 + 4 * size_t{i};
-      const uint32_t off = load_u32(f + elem);
-      if (off == 0 || off >= size - elem) return false;
-    }
-  }
-  return true;
-}
-
 Status check_header(Span<const uint8_t> file) {
   EMBER_CHECK_OR_RETURN(file.data() != nullptr && file.size() >= 8, Status::Truncated,
                         "program: %" PRIu32 " bytes, a header needs 8", u32(file.size()));
-  EMBER_CHECK_OR_RETURN(fbs::ProgramBufferHasIdentifier(file.data()), Status::BadIdentity,
+  EMBER_CHECK_OR_RETURN(has_program_identifier(file.data()), Status::BadIdentity,
                         "program: file identifier is not \"%s\"", fbs::ProgramIdentifier());
   EMBER_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(file.data()) % kDataAlignment == 0,
                         Status::Misaligned, "program: file not %" PRIu32 "-byte aligned",
@@ -101,18 +60,8 @@ Status check_header(Span<const uint8_t> file) {
   EMBER_CHECK_OR_RETURN(root <= file.size() - 4, Status::Truncated,
                         "program: root table at %" PRIu32 " past the end (%" PRIu32 " bytes)",
                         root, u32(file.size()));
-  // flatbuffers::Verifier asserts (rather than fails) above this size.
-  EMBER_CHECK_OR_RETURN(file.size() < FLATBUFFERS_MAX_BUFFER_SIZE, Status::BadStructure,
-                        "program: file larger than a flatbuffer can be");
-  flatbuffers::Verifier::Options options;
-  options.max_depth = kVerifierMaxDepth;
-  options.max_tables = kVerifierMaxTables;
-  options.check_alignment = true;
-  EMBER_CHECK_OR_RETURN(table_vectors_in_file(file, root), Status::BadStructure,
-                        "program: a tensor, op or region offset points outside the file");
-  flatbuffers::Verifier verifier(file.data(), file.size(), options);
-  EMBER_CHECK_OR_RETURN(fbs::VerifyProgramBuffer(verifier), Status::BadStructure,
-                        "program: flatbuffers verification failed");
+  EMBER_CHECK_OR_RETURN(check_structure(file), Status::BadStructure,
+                        "program: flatbuffers structure check failed");
   return Status::Ok;
 }
 
