@@ -212,7 +212,11 @@ class Walker {
     memcpy(&v, buf_ + at, sizeof v);
     return v;
   }
-  uint32_t u16(uint32_t at) const { return uint32_t{buf_[at]} | uint32_t{buf_[at + 1]} << 8; }
+  uint32_t u16(uint32_t at) const {
+    uint16_t v;
+    memcpy(&v, buf_ + at, sizeof v);
+    return v;
+  }
 
   // Verifier::Verify(elem, len).
   bool in_file(uint32_t at, uint32_t len) const { return len < size_ && at <= size_ - len; }
@@ -228,11 +232,15 @@ class Walker {
     if (o == 0 || o > 0x7FFFFFFFu || !in_file(at + o, 1)) return 0;
     return at + o;
   }
-  // Verifier::VerifyVectorOrString(vec, elem_size): *end is the offset past the elements.
+  // Verifier::VerifyVectorOrString(vec, elem_size), elem_size 1, 2 or 4: *end is the offset
+  // past the elements.
   bool vector_at(uint32_t at, uint32_t elem_size, uint32_t* count, uint32_t* end) const {
     if (!aligned_in_file(at, 4)) return false;
     const uint32_t n = u32(at);
-    if (n >= FLATBUFFERS_MAX_BUFFER_SIZE / elem_size) return false;
+    // n < FLATBUFFERS_MAX_BUFFER_SIZE / elem_size, with a shift for elem_size 1, 2 or 4 (a
+    // Cortex-M0 has no divide instruction).
+    static_assert(FLATBUFFERS_MAX_BUFFER_SIZE == 0x7FFFFFFF, "flatbuffers' 2 GiB limit");
+    if (n >= 0x7FFFFFFFu >> (elem_size >> 1)) return false;
     const uint32_t bytes = 4 + elem_size * n;  // < 2^31 + 4
     *count = n;
     *end = at + bytes;
@@ -254,49 +262,61 @@ class Walker {
     frame->left = 0;
     return true;
   }
-  bool check_field(Frame* frame, Frame* child, bool* pushed);
+  enum Step { kFail, kDone, kDescend };
+  Step check_fields(Frame* frame, Frame* child);
 
   const uint8_t* buf_;
   uint32_t size_;
   uint32_t tables_ = 0;
 };
 
-// One field of the table in `frame`: the checks of Table::VerifyField / VerifyOffset and then
-// VerifyString / VerifyVector / VerifyVectorOfTables / VerifyTable on its target. A nested
-// table is started in `child` (*pushed set); a vector of tables is left in `frame` to walk.
-bool Walker::check_field(Frame* frame, Frame* child, bool* pushed) {
-  const Field field = *frame->field++;
-  // Table::GetOptionalFieldOffset: a slot past the vtable's end is an absent field.
-  const uint32_t slot = field.vt < frame->vsize ? u16(frame->vtable + field.vt) : 0;
-  if (slot == 0) return true;
-  const uint32_t at = frame->table + slot;  // < 2^31 + 2^16
-  const uint32_t kind = field.kind & 0xF0u, low = field.kind & 0x0Fu;
-  if (kind == kScalar) return aligned_in_file(at, low);
-  const uint32_t to = target(at);
-  if (to == 0) return false;
-  uint32_t count = 0, end = 0;
-  switch (kind) {
-    case kVector:
-      return vector_at(to, low, &count, &end);
-    case kString:  // NUL-terminated inside the file
-      return vector_at(to, 1, &count, &end) && in_file(end, 1) && buf_[end] == 0;
-    case kTableVector:
-      if (!vector_at(to, 4, &count, &end)) return false;
+// The fields of the table in `frame`, from frame->field on: the checks of Table::VerifyField /
+// VerifyOffset and then VerifyString / VerifyVector / VerifyVectorOfTables / VerifyTable on
+// each target. Stops after a field that starts a nested table (in `child`) or a non-empty
+// vector of tables (left in `frame` to walk), returning kDescend, or at the table's end (kDone).
+Walker::Step Walker::check_fields(Frame* frame, Frame* child) {
+  const uint32_t table = frame->table, vtable = frame->vtable, vsize = frame->vsize;
+  for (const Field* field = frame->field; field != frame->end; ++field) {
+    // Table::GetOptionalFieldOffset: a slot past the vtable's end is an absent field, and so
+    // are all later ones (slots grow with the field index).
+    if (field->vt >= vsize) break;
+    const uint32_t slot = u16(vtable + field->vt);
+    if (slot == 0) continue;
+    const uint32_t at = table + slot;  // < 2^31 + 2^16
+    const uint32_t kind = field->kind & 0xF0u, low = field->kind & 0x0Fu;
+    if (kind == kScalar) {
+      if (!aligned_in_file(at, low)) return kFail;
+      continue;
+    }
+    const uint32_t to = target(at);
+    if (to == 0) return kFail;
+    if (kind == kTable) {
+      frame->field = field + 1;
+      return start_table(to, static_cast<uint8_t>(low), child) ? kDescend : kFail;
+    }
+    uint32_t count = 0, end = 0;
+    if (!vector_at(to, kind == kVector ? low : kind == kString ? 1 : 4, &count, &end)) return kFail;
+    // A string is NUL-terminated inside the file.
+    if (kind == kString && (!in_file(end, 1) || buf_[end] != 0)) return kFail;
+    if (kind == kTableVector && count > 0) {
+      frame->field = field + 1;
       frame->element = to + 4;
       frame->left = count;
       frame->element_table = static_cast<uint8_t>(low);
-      return true;
-    default:  // kTable
-      *pushed = true;
-      return child != nullptr && start_table(to, static_cast<uint8_t>(low), child);
+      return kDescend;
+    }
   }
+  frame->field = frame->end;
+  return kDone;
 }
 
 bool Walker::run() {
   // Verifier::VerifyBufferFromStart: minimum size, identifier, root offset.
   if (size_ < kMinBufferSize || !has_program_identifier(buf_)) return false;
   const uint32_t root = target(0);
-  Frame frames[kSchemaDepth];
+  // One frame per nesting level, plus one that a table field at the deepest level could start
+  // (none can: that would have raised kSchemaDepth).
+  Frame frames[kSchemaDepth + 1];
   if (root == 0 || !start_table(root, kProgram, &frames[0])) return false;
   // The runtime's own stricter rule: a root vtable holds at least its two size fields.
   if (frames[0].vsize < 4) return false;
@@ -308,23 +328,20 @@ bool Walker::run() {
       // of 0 (a table on its own offset) is rejected, as by the runtime since its first version.
       const uint32_t element = frame.element;
       const uint32_t o = u32(element);
-      if (o == 0 || o >= size_ - element) return false;
+      if (o == 0 || o >= size_ - element || depth > kSchemaDepth) return false;
       frame.element += 4;
       --frame.left;
-      // A vector of tables in a table at the deepest level would have raised kSchemaDepth.
       if (!start_table(element + o, frame.element_table, &frames[depth])) return false;
       ++depth;
       continue;
     }
-    if (frame.field == frame.end) {  // Verifier::EndTable
+    const Step step = check_fields(&frame, &frames[depth]);
+    if (step == kFail) return false;
+    if (step == kDone) {  // Verifier::EndTable
       --depth;
-      continue;
-    }
-    bool pushed = false;
-    // frames[depth] exists whenever this table has a table field (kSchemaDepth).
-    Frame* child = depth < kSchemaDepth ? &frames[depth] : nullptr;
-    if (!check_field(&frame, child, &pushed)) return false;
-    if (pushed) ++depth;
+    } else if (frame.left == 0 && ++depth > kSchemaDepth) {  // a nested table was started
+      return false;
+    }  // else a vector of tables, walked from the next turn on
   }
   return true;
 }
