@@ -14,41 +14,49 @@
 
 namespace ember::kernels::arm {
 
-/// requantize_to_s8(acc, multiplier, shift, zp, lo, hi), exactly, in 32-bit pieces.
-///   shift = -k <= -1: with P = acc * multiplier (|P| < 2^62), hi2 = floor(P / 2^31) (fits
-///     int32) and lo31 = P mod 2^31, the value to round is P / 2^(31 + k). Round half up is
-///     floor((hi2 + 2^(k-1)) / 2^k), since lo31 / 2^31 < 1 cannot carry across a multiple of
-///     2^k; a tie (P mod 2^(31+k) == 2^(30+k)) is lo31 == 0 and hi2 mod 2^k == 2^(k-1). The
-///     result is within 2^30 of zero.
+/// requantize_to_s8(acc, multiplier, shift, zp, lo, hi), exactly, in 32-bit pieces: one
+/// SMLAL with a rounding constant, one shift, and a tie test that is one compare in the usual
+/// (not a tie) case.
+///   shift = -k <= -1: with P = acc * multiplier (|P| < 2^62) and n = 31 + k >= 32, round half
+///     up is floor(Q / 2^n) with Q = P + 2^(n-1) (|Q| < 2^63): the high word of Q shifted right
+///     by n - 32 = k - 1. SMLAL adds P to the constant (2^(n-1) is 2^31 in the low word when
+///     k = 1, else 2^(k-2) in the high word). A tie (P mod 2^n == 2^(n-1)) is Q mod 2^n == 0:
+///     the low word zero and the high word's low k - 1 bits zero. The result is within 2^30 of
+///     zero.
 ///   shift >= 0: the value is a * multiplier / 2^31 with a = acc * 2^shift. When a fits int32,
-///     P' = a * multiplier splits the same way and round half up is hi2' + (lo31' >= 2^30), a tie
-///     being lo31' == 2^30. When a does not fit, |a| >= 2^31 and the value is at least 2^30 in
+///     round half up is floor((a * multiplier + 2^30) / 2^31) (SMLAL, then the 31-bit funnel
+///     shift of the two words), within [-2^31 + 1, 2^31 - 1]; a tie is the low 31 bits of that
+///     sum being zero. When a does not fit, |a| >= 2^31 and the value is at least 2^30 in
 ///     magnitude (multiplier >= 2^30, or 0 and the value 0): a saturated to INT32_MIN/MAX gives
 ///     a value of the same sign beyond 2^30 - 1, which the clamp below maps to the same byte.
-///     This costs one SMULL and a few ALU instructions instead of 64-bit shifts by 31 - shift.
-/// Half to even then clears the low bit of a tie's rounded-up value. The final clamp to
-/// [act_min, act_max] makes the portable int32 saturation invisible.
+/// Half to even then clears the low bit of a tie's rounded-up value. The clamp is done before
+/// adding zp, to [act_min - zp, act_max - zp] (no int32 overflow whatever r is), which makes the
+/// portable int32 saturation invisible. In a loop the bounds and the rounding constants of a
+/// channel are invariants the compiler hoists.
 inline int8_t requantize_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t zp,
                             int32_t act_min, int32_t act_max) {
   int32_t r;
   if (shift < 0) {
-    const int64_t p = static_cast<int64_t>(acc) * multiplier;
-    const int32_t hi2 = static_cast<int32_t>(p >> 31);
-    const uint32_t lo31 = static_cast<uint32_t>(p) & 0x7FFFFFFFu;
-    const int k = -shift;
-    r = (hi2 >> k) + ((hi2 >> (k - 1)) & 1);
-    const uint32_t rem = static_cast<uint32_t>(hi2) & ((uint32_t{1} << k) - 1u);
-    if (lo31 == 0 && rem == (uint32_t{1} << (k - 1))) r &= ~int32_t{1};
+    const int32_t m = -shift - 1;  // n - 32, in [0, 30]
+    const uint32_t round_lo = m == 0 ? 0x80000000u : 0u;
+    const uint32_t round_hi = m == 0 ? 0u : uint32_t{1} << (m - 1);
+    const int64_t q = static_cast<int64_t>((static_cast<uint64_t>(round_hi) << 32) | round_lo) +
+                      static_cast<int64_t>(acc) * multiplier;
+    const uint32_t lo = static_cast<uint32_t>(q);
+    const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(q) >> 32);
+    r = hi >> m;
+    if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << m) - 1u)) == 0) r &= ~int32_t{1};
   } else {
     int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc) << shift);
     if ((a >> shift) != acc) a = acc < 0 ? INT32_MIN : INT32_MAX;
-    const int64_t p = static_cast<int64_t>(a) * multiplier;
-    const uint32_t lo = static_cast<uint32_t>(p);
-    r = static_cast<int32_t>(p >> 31) + static_cast<int32_t>((lo >> 30) & 1u);
-    if ((lo & 0x7FFFFFFFu) == 0x40000000u) r &= ~int32_t{1};
+    const int64_t q = static_cast<int64_t>(a) * multiplier + (int64_t{1} << 30);
+    const uint32_t lo = static_cast<uint32_t>(q);
+    r = static_cast<int32_t>(q >> 31);
+    if ((lo << 1) == 0) r &= ~int32_t{1};
   }
-  const int64_t v = static_cast<int64_t>(r) + zp;
-  return static_cast<int8_t>(v < act_min ? act_min : (v > act_max ? act_max : v));
+  const int32_t lo_bound = act_min - zp, hi_bound = act_max - zp;
+  r = r < lo_bound ? lo_bound : (r > hi_bound ? hi_bound : r);
+  return static_cast<int8_t>(r + zp);
 }
 
 /// multiply_by_quantized_multiplier(x, multiplier, shift) for multiplier >= 0 and shift in
