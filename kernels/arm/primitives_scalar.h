@@ -27,36 +27,80 @@ namespace ember::kernels::arm {
 ///     round half up is floor((a * multiplier + 2^30) / 2^31) (SMLAL, then the 31-bit funnel
 ///     shift of the two words), within [-2^31 + 1, 2^31 - 1]; a tie is the low 31 bits of that
 ///     sum being zero. When a does not fit, |a| >= 2^31 and the value is at least 2^30 in
-///     magnitude (multiplier >= 2^30, or 0 and the value 0): a saturated to INT32_MIN/MAX gives
-///     a value of the same sign beyond 2^30 - 1, which the clamp below maps to the same byte.
+///     magnitude (multiplier >= 2^30, or 0 and the value 0); acc clamped to the nearest
+///     accumulator whose a fits (INT32_MIN exactly, or at least 2^31 - 2^shift) gives a value
+///     of the same sign at least 2^29 in magnitude (shift <= 30), which the clamp below maps to
+///     the same byte.
 /// Half to even then clears the low bit of a tie's rounded-up value. The clamp is done before
 /// adding zp, to [act_min - zp, act_max - zp] (no int32 overflow whatever r is), which makes the
-/// portable int32 saturation invisible. In a loop the bounds and the rounding constants of a
-/// channel are invariants the compiler hoists.
+/// portable int32 saturation invisible. requantize_s8 (below) is channel_requant, then
+/// requantize_value, then clamp_output; a kernel that requantizes several accumulators of one
+/// channel computes the first once.
+
+/// The per-channel half of requantize_s8, for kernels that requantize several accumulators of
+/// one output channel: everything that depends on (multiplier, shift) only.
+struct ChannelRequant {
+  int32_t multiplier;
+  int32_t right;         // shift <= -1: n - 32 = -shift - 1 in [0, 30]; shift >= 0: -1
+  int32_t left;          // shift >= 0: shift; else 0
+  int32_t acc_lo, acc_hi;  // shift >= 0: the accumulators whose << left fits int32
+  int64_t round;         // 2^(n-1), or 2^30 for shift >= 0
+};
+
+inline ChannelRequant channel_requant(int32_t multiplier, int32_t shift) {
+  ChannelRequant q;
+  q.multiplier = multiplier;
+  if (shift < 0) {
+    q.right = -shift - 1, q.left = 0, q.acc_lo = INT32_MIN, q.acc_hi = INT32_MAX;
+    q.round = int64_t{1} << (30 - shift);
+  } else {
+    // An accumulator beyond [acc_lo, acc_hi] stands for a value at least 2^29 in magnitude
+    // (see above): clamping it to the bound keeps the sign and the magnitude beyond the
+    // output range, as saturating acc << shift does.
+    q.right = -1, q.left = shift, q.acc_hi = INT32_MAX >> shift, q.acc_lo = INT32_MIN >> shift;
+    q.round = int64_t{1} << 30;
+  }
+  return q;
+}
+
+/// The rounded value before the zero point and the clamp (exact, see requantize_s8).
+inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
+  int32_t r;
+  if (q.right >= 0) {
+    const int64_t v = q.round + static_cast<int64_t>(acc) * q.multiplier;  // one SMLAL
+    const uint32_t lo = static_cast<uint32_t>(v);
+    const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(v) >> 32);
+    r = hi >> q.right;
+    if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << q.right) - 1u)) == 0) r &= ~int32_t{1};
+  } else {
+    const int32_t c = acc < q.acc_lo ? q.acc_lo : (acc > q.acc_hi ? q.acc_hi : acc);
+    const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(c) << q.left);
+    const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
+    r = static_cast<int32_t>(v >> 31);
+    if ((static_cast<uint32_t>(v) << 1) == 0) r &= ~int32_t{1};
+  }
+  return r;
+}
+
+/// The per-layer output stage: the zero point and the activation bounds less the zero point.
+struct OutputClamp {
+  int32_t zp, lo, hi;
+};
+
+inline OutputClamp output_clamp(int32_t zp, int32_t act_min, int32_t act_max) {
+  return OutputClamp{zp, act_min - zp, act_max - zp};
+}
+
+/// Clamping before adding zp cannot overflow int32, whatever r is.
+inline int8_t clamp_output(const OutputClamp& o, int32_t r) {
+  r = r < o.lo ? o.lo : (r > o.hi ? o.hi : r);
+  return static_cast<int8_t>(r + o.zp);
+}
+
 inline int8_t requantize_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t zp,
                             int32_t act_min, int32_t act_max) {
-  int32_t r;
-  if (shift < 0) {
-    const int32_t m = -shift - 1;  // n - 32, in [0, 30]
-    const uint32_t round_lo = m == 0 ? 0x80000000u : 0u;
-    const uint32_t round_hi = m == 0 ? 0u : uint32_t{1} << (m - 1);
-    const int64_t q = static_cast<int64_t>((static_cast<uint64_t>(round_hi) << 32) | round_lo) +
-                      static_cast<int64_t>(acc) * multiplier;
-    const uint32_t lo = static_cast<uint32_t>(q);
-    const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(q) >> 32);
-    r = hi >> m;
-    if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << m) - 1u)) == 0) r &= ~int32_t{1};
-  } else {
-    int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc) << shift);
-    if ((a >> shift) != acc) a = acc < 0 ? INT32_MIN : INT32_MAX;
-    const int64_t q = static_cast<int64_t>(a) * multiplier + (int64_t{1} << 30);
-    const uint32_t lo = static_cast<uint32_t>(q);
-    r = static_cast<int32_t>(q >> 31);
-    if ((lo << 1) == 0) r &= ~int32_t{1};
-  }
-  const int32_t lo_bound = act_min - zp, hi_bound = act_max - zp;
-  r = r < lo_bound ? lo_bound : (r > hi_bound ? hi_bound : r);
-  return static_cast<int8_t>(r + zp);
+  return clamp_output(output_clamp(zp, act_min, act_max),
+                      requantize_value(channel_requant(multiplier, shift), acc));
 }
 
 /// multiply_by_quantized_multiplier(x, multiplier, shift) for multiplier >= 0 and shift in
