@@ -1,9 +1,10 @@
 //===- mat_mult_s8_dsp.cc - mat_mult_s8 with the DSP extension ------------===//
 //
-// 2 rows x 2 columns per step, four depth elements at a time: one LDR and two SXTB16 per
-// operand word, then eight SMLADs for 16 MACs. Both operands are split into the same
-// (even, odd) lane pairs, so neither the weights nor the activations need re-ordering.
-// Cortex-M4/M7/M33.
+// 2 rows x 2 columns per step, eight depth elements per loop pass: per four depth elements one
+// LDR and two SXTB16 (the odd bytes with the ROR #8 operand) per operand word, then eight
+// SMLADs for 16 MACs. Both operands are split into the same (even, odd) lane pairs, so neither
+// the weights nor the activations need re-ordering. Columns are the outer loop: a column
+// pair's bias and requantization constants are computed once for all rows. Cortex-M4/M7/M33.
 
 #include "kernels/arm/tier.h"
 
@@ -16,87 +17,136 @@ namespace ember::kernels::arm {
 
 namespace {
 
-inline int8_t requant(const MatMultS8& m, int32_t c, int32_t acc) {
-  return requantize_s8(acc, m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+inline int32_t wrap_mac(int32_t acc, int32_t x, int32_t y) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(x * y));
 }
 
-// One row against two columns; the row's words are split once and used twice.
-void row_x2(const MatMultS8& m, const int8_t* l0, int8_t* o0, int32_t c) {
-  const int32_t d = m.depth;
-  const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-  const int8_t* w1 = w0 + d;
-  int32_t a0 = m.bias[c], a1 = m.bias[c + 1];
-  int32_t k = 0;
-  for (; k + 4 <= d; k += 4) {
-    const Pairs x = split_s8(read_u32(l0 + k));
-    a0 = dot4(x, split_s8(read_u32(w0 + k)), a0);
-    a1 = dot4(x, split_s8(read_u32(w1 + k)), a1);
+struct Acc2x2 {
+  int32_t a00, a01, a10, a11;
+};
+
+// Four depth elements of the 2x2 block: 4 LDR, 8 SXTB16, 8 SMLAD.
+#define EMBER_MM_STEP_2X2                      \
+  "ldr    %[x0], [%[l0]], #4\n\t"             \
+  "ldr    %[x1], [%[l1]], #4\n\t"             \
+  "ldr    %[y], [%[w0]], #4\n\t"              \
+  "sxtb16 %[x0e], %[x0]\n\t"                  \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"           \
+  "sxtb16 %[x1e], %[x1]\n\t"                  \
+  "sxtb16 %[x1], %[x1], ror #8\n\t"           \
+  "sxtb16 %[ye], %[y]\n\t"                    \
+  "sxtb16 %[y], %[y], ror #8\n\t"             \
+  "smlad  %[a00], %[x0e], %[ye], %[a00]\n\t"  \
+  "smlad  %[a00], %[x0], %[y], %[a00]\n\t"    \
+  "smlad  %[a10], %[x1e], %[ye], %[a10]\n\t"  \
+  "smlad  %[a10], %[x1], %[y], %[a10]\n\t"    \
+  "ldr    %[y], [%[w1]], #4\n\t"              \
+  "sxtb16 %[ye], %[y]\n\t"                    \
+  "sxtb16 %[y], %[y], ror #8\n\t"             \
+  "smlad  %[a01], %[x0e], %[ye], %[a01]\n\t"  \
+  "smlad  %[a01], %[x0], %[y], %[a01]\n\t"    \
+  "smlad  %[a11], %[x1e], %[ye], %[a11]\n\t"  \
+  "smlad  %[a11], %[x1], %[y], %[a11]\n\t"
+
+// Rows l0, l1 against columns w0, w1 over d depth elements, on top of (b0, b1).
+// The loop over eight depth elements is assembly: it needs 15 values (four accumulators,
+// four pointers, six split halves and the end), one more than the 14 registers, and GCC 12
+// hoists all eight loads and then spills about a dozen times per pass. Here the end is read
+// from the stack once per pass: 43 instructions per 32 MACs.
+inline Acc2x2 dot_2x2(const int8_t* l0, const int8_t* l1, const int8_t* w0, const int8_t* w1, int32_t d,
+                      int32_t b0, int32_t b1) {
+  int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1;
+  const int32_t n8 = d >> 3;
+  if (n8 > 0) {
+    const int8_t* const end8 = l0 + 8 * n8;
+    int32_t x0, x1, x0e, x1e, y, ye;
+    asm volatile(
+        "1:\n\t"
+        EMBER_MM_STEP_2X2
+        EMBER_MM_STEP_2X2
+        "ldr    %[y], %[end]\n\t"
+        "cmp    %[l0], %[y]\n\t"
+        "bne    1b\n\t"
+        : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [l0] "+r"(l0), [l1] "+r"(l1),
+          [w0] "+r"(w0), [w1] "+r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x0e] "=&r"(x0e), [x1e] "=&r"(x1e),
+          [y] "=&r"(y), [ye] "=&r"(ye)
+        : [end] "m"(end8)
+        : "cc", "memory");
   }
-  for (; k < d; ++k) {
-    a0 = static_cast<int32_t>(static_cast<uint32_t>(a0) + static_cast<uint32_t>(l0[k] * w0[k]));
-    a1 = static_cast<int32_t>(static_cast<uint32_t>(a1) + static_cast<uint32_t>(l0[k] * w1[k]));
+  if (d & 4) {
+    const Pairs x0 = split_s8(read_u32(l0)), x1 = split_s8(read_u32(l1));
+    const Pairs y0 = split_s8(read_u32(w0)), y1 = split_s8(read_u32(w1));
+    a00 = dot4(x0, y0, a00);
+    a10 = dot4(x1, y0, a10);
+    a01 = dot4(x0, y1, a01);
+    a11 = dot4(x1, y1, a11);
+    l0 += 4, l1 += 4, w0 += 4, w1 += 4;
   }
-  o0[c] = requant(m, c, a0);
-  o0[c + 1] = requant(m, c + 1, a1);
+  for (int32_t k = 0; k < (d & 3); ++k) {
+    const int32_t x0 = l0[k], x1 = l1[k], y0 = w0[k], y1 = w1[k];
+    a00 = wrap_mac(a00, x0, y0);
+    a01 = wrap_mac(a01, x0, y1);
+    a10 = wrap_mac(a10, x1, y0);
+    a11 = wrap_mac(a11, x1, y1);
+  }
+  return Acc2x2{a00, a01, a10, a11};
 }
 
-int32_t dot(const int8_t* a, const int8_t* b, int32_t d, int32_t acc) {
+#undef EMBER_MM_STEP_2X2
+
+// One row (or column) against one column (or row).
+inline int32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t acc) {
   int32_t k = 0;
   for (; k + 4 <= d; k += 4) acc = dot4(split_s8(read_u32(a + k)), split_s8(read_u32(b + k)), acc);
-  for (; k < d; ++k) acc = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(a[k] * b[k]));
+  for (; k < d; ++k) acc = wrap_mac(acc, a[k], b[k]);
   return acc;
 }
 
 }  // namespace
 
 void mat_mult_s8(const MatMultS8& m) {
-  const int32_t d = m.depth;
-  int32_t r = 0;
-  for (; r + 2 <= m.rows; r += 2) {
-    const int8_t* l0 = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
-    const int8_t* l1 = l0 + m.lhs_stride;
-    int8_t* o0 = m.out + static_cast<size_t>(r) * m.out_stride;
-    int8_t* o1 = o0 + m.out_stride;
-    int32_t c = 0;
-    for (; c + 2 <= m.cols; c += 2) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      const int8_t* w1 = w0 + d;
-      int32_t a00 = m.bias[c], a01 = m.bias[c + 1], a10 = a00, a11 = a01;
-      int32_t k = 0;
-      for (; k + 4 <= d; k += 4) {
-        const Pairs x0 = split_s8(read_u32(l0 + k));
-        const Pairs x1 = split_s8(read_u32(l1 + k));
-        const Pairs y0 = split_s8(read_u32(w0 + k));
-        const Pairs y1 = split_s8(read_u32(w1 + k));
-        a00 = dot4(x0, y0, a00);
-        a01 = dot4(x0, y1, a01);
-        a10 = dot4(x1, y0, a10);
-        a11 = dot4(x1, y1, a11);
-      }
-      for (; k < d; ++k) {
-        const int32_t x0 = l0[k], x1 = l1[k], y0 = w0[k], y1 = w1[k];
-        a00 = static_cast<int32_t>(static_cast<uint32_t>(a00) + static_cast<uint32_t>(x0 * y0));
-        a01 = static_cast<int32_t>(static_cast<uint32_t>(a01) + static_cast<uint32_t>(x0 * y1));
-        a10 = static_cast<int32_t>(static_cast<uint32_t>(a10) + static_cast<uint32_t>(x1 * y0));
-        a11 = static_cast<int32_t>(static_cast<uint32_t>(a11) + static_cast<uint32_t>(x1 * y1));
-      }
-      o0[c] = requant(m, c, a00);
-      o0[c + 1] = requant(m, c + 1, a01);
-      o1[c] = requant(m, c, a10);
-      o1[c + 1] = requant(m, c + 1, a11);
+  // Locals, not reads through `m`: the int8 output stores may alias any memory, so GCC would
+  // reload every field after each store.
+  const int8_t* const lhs = m.lhs;
+  const int8_t* const rhs = m.rhs;
+  const int32_t rows = m.rows, cols = m.cols, d = m.depth;
+  const size_t lhs_stride = static_cast<size_t>(m.lhs_stride), out_stride = static_cast<size_t>(m.out_stride);
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  int8_t* const out = m.out;
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+
+  int32_t c = 0;
+  for (; c + 2 <= cols; c += 2) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const int8_t* w1 = w0 + d;
+    const int32_t b0 = bias[c], b1 = bias[c + 1];
+    const ChannelRequant q0 = channel_requant(mult[c], shift[c]);
+    const ChannelRequant q1 = channel_requant(mult[c + 1], shift[c + 1]);
+    const int8_t* l0 = lhs;
+    int8_t* o0 = out + c;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2, l0 += 2 * lhs_stride, o0 += 2 * out_stride) {
+      const Acc2x2 a = dot_2x2(l0, l0 + lhs_stride, w0, w1, d, b0, b1);
+      o0[0] = clamp_output(oc, requantize_value(q0, a.a00));
+      o0[1] = clamp_output(oc, requantize_value(q1, a.a01));
+      o0[out_stride] = clamp_output(oc, requantize_value(q0, a.a10));
+      o0[out_stride + 1] = clamp_output(oc, requantize_value(q1, a.a11));
     }
-    for (; c < m.cols; ++c) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      o0[c] = requant(m, c, dot(l0, w0, d, m.bias[c]));
-      o1[c] = requant(m, c, dot(l1, w0, d, m.bias[c]));
+    if (r < rows) {
+      // The last row: the two columns act as the block's two rows, against the row twice;
+      // a00 is column c on b0 and a11 column c + 1 on b1.
+      const Acc2x2 a = dot_2x2(w0, w1, l0, l0, d, b0, b1);
+      o0[0] = clamp_output(oc, requantize_value(q0, a.a00));
+      o0[1] = clamp_output(oc, requantize_value(q1, a.a11));
     }
   }
-  for (; r < m.rows; ++r) {
-    const int8_t* l0 = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
-    int8_t* o0 = m.out + static_cast<size_t>(r) * m.out_stride;
-    int32_t c = 0;
-    for (; c + 2 <= m.cols; c += 2) row_x2(m, l0, o0, c);
-    for (; c < m.cols; ++c) o0[c] = requant(m, c, dot(l0, m.rhs + static_cast<size_t>(c) * d, d, m.bias[c]));
+  if (c < cols) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const ChannelRequant q = channel_requant(mult[c], shift[c]);
+    for (int32_t r = 0; r < rows; ++r)
+      out[r * out_stride + c] = clamp_output(oc, requantize_value(q, dot_1x1(lhs + r * lhs_stride, w0, d, bias[c])));
   }
 }
 
