@@ -1,7 +1,11 @@
 //===- mat_mult_s8_scalar.cc - mat_mult_s8 for Thumb-2 without SIMD -------===//
 //
-// 2 rows x 2 columns per step: each loaded byte feeds two multiply-accumulates (8 loads and
-// MLAs per 4 MACs instead of 12). Cortex-M0/M3 and the host.
+// 2 rows x 2 columns per step: each loaded byte feeds two multiply-accumulates (4 LDRSB and
+// 4 MLA per 4 MACs). Four depth elements per loop pass, at immediate offsets from four
+// pointers, so the loop costs two instructions per pass beyond the loads and MLAs: 4
+// accumulators, 4 pointers, the end and three loaded values fit the 14 registers. Columns are
+// the outer loop: a column pair's bias and requantization constants are computed once for all
+// rows. Cortex-M0/M3 and the host.
 
 #include "kernels/arm/tier.h"
 
@@ -11,67 +15,95 @@
 #include "kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
+namespace {
+
+inline uint32_t mac(uint32_t acc, int32_t x, int32_t y) { return acc + static_cast<uint32_t>(x * y); }
+
+struct Acc2x2 {
+  uint32_t a00, a01, a10, a11;
+};
+
+// Rows l0, l1 against columns w0, w1 over d depth elements, on top of (b0, b1).
+__attribute__((optimize("no-tree-reassoc"))) inline Acc2x2 dot_2x2(const int8_t* l0, const int8_t* l1, const int8_t* w0, const int8_t* w1, int32_t d,
+                      int32_t b0, int32_t b1) {
+  uint32_t a00 = static_cast<uint32_t>(b0), a01 = static_cast<uint32_t>(b1), a10 = a00, a11 = a01;
+  const int8_t* const end4 = l0 + (d & ~3);
+  while (l0 != end4) {
+#pragma GCC unroll 4
+    for (int32_t k = 0; k < 4; ++k) {
+      const int32_t x0 = l0[k], x1 = l1[k], y0 = w0[k];
+      a00 = mac(a00, x0, y0);
+      a10 = mac(a10, x1, y0);
+      const int32_t y1 = w1[k];
+      a01 = mac(a01, x0, y1);
+      a11 = mac(a11, x1, y1);
+    }
+    l0 += 4, l1 += 4, w0 += 4, w1 += 4;
+  }
+  for (int32_t k = 0; k < (d & 3); ++k) {
+    const int32_t x0 = l0[k], x1 = l1[k], y0 = w0[k], y1 = w1[k];
+    a00 = mac(a00, x0, y0);
+    a01 = mac(a01, x0, y1);
+    a10 = mac(a10, x1, y0);
+    a11 = mac(a11, x1, y1);
+  }
+  return Acc2x2{a00, a01, a10, a11};
+}
+
+inline uint32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t bias) {
+  uint32_t acc = static_cast<uint32_t>(bias);
+  for (int32_t k = 0; k < d; ++k) acc = mac(acc, a[k], b[k]);
+  return acc;
+}
+
+inline int8_t out_s8(const OutputClamp& oc, const ChannelRequant& q, uint32_t acc) {
+  return clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
+}
+
+}  // namespace
 
 void mat_mult_s8(const MatMultS8& m) {
-  const int32_t d = m.depth;
-  int32_t r = 0;
-  for (; r + 2 <= m.rows; r += 2) {
-    const int8_t* l0 = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
-    const int8_t* l1 = l0 + m.lhs_stride;
-    int8_t* o0 = m.out + static_cast<size_t>(r) * m.out_stride;
-    int8_t* o1 = o0 + m.out_stride;
-    int32_t c = 0;
-    for (; c + 2 <= m.cols; c += 2) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      const int8_t* w1 = w0 + d;
-      uint32_t a00 = static_cast<uint32_t>(m.bias[c]), a01 = static_cast<uint32_t>(m.bias[c + 1]);
-      uint32_t a10 = a00, a11 = a01;
-      for (int32_t k = 0; k < d; ++k) {
-        const int32_t x0 = l0[k], x1 = l1[k], y0 = w0[k], y1 = w1[k];
-        a00 += static_cast<uint32_t>(x0 * y0);
-        a01 += static_cast<uint32_t>(x0 * y1);
-        a10 += static_cast<uint32_t>(x1 * y0);
-        a11 += static_cast<uint32_t>(x1 * y1);
-      }
-      o0[c] = requantize_s8(static_cast<int32_t>(a00), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-      o0[c + 1] = requantize_s8(static_cast<int32_t>(a01), m.multiplier[c + 1], m.shift[c + 1], m.output_zp, m.act_min, m.act_max);
-      o1[c] = requantize_s8(static_cast<int32_t>(a10), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-      o1[c + 1] = requantize_s8(static_cast<int32_t>(a11), m.multiplier[c + 1], m.shift[c + 1], m.output_zp, m.act_min, m.act_max);
+  // Locals, not reads through `m`: the int8 output stores may alias any memory, so the
+  // compiler would reload every field after each store.
+  const int8_t* const lhs = m.lhs;
+  const int8_t* const rhs = m.rhs;
+  const int32_t rows = m.rows, cols = m.cols, d = m.depth;
+  const size_t lhs_stride = static_cast<size_t>(m.lhs_stride), out_stride = static_cast<size_t>(m.out_stride);
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  int8_t* const out = m.out;
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+
+  int32_t c = 0;
+  for (; c + 2 <= cols; c += 2) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const int8_t* w1 = w0 + d;
+    const int32_t b0 = bias[c], b1 = bias[c + 1];
+    const ChannelRequant q0 = channel_requant(mult[c], shift[c]);
+    const ChannelRequant q1 = channel_requant(mult[c + 1], shift[c + 1]);
+    const int8_t* l0 = lhs;
+    int8_t* o0 = out + c;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2, l0 += 2 * lhs_stride, o0 += 2 * out_stride) {
+      const Acc2x2 a = dot_2x2(l0, l0 + lhs_stride, w0, w1, d, b0, b1);
+      o0[0] = out_s8(oc, q0, a.a00);
+      o0[1] = out_s8(oc, q1, a.a01);
+      o0[out_stride] = out_s8(oc, q0, a.a10);
+      o0[out_stride + 1] = out_s8(oc, q1, a.a11);
     }
-    for (; c < m.cols; ++c) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      uint32_t a0 = static_cast<uint32_t>(m.bias[c]), a1 = a0;
-      for (int32_t k = 0; k < d; ++k) {
-        const int32_t y = w0[k];
-        a0 += static_cast<uint32_t>(l0[k] * y);
-        a1 += static_cast<uint32_t>(l1[k] * y);
-      }
-      o0[c] = requantize_s8(static_cast<int32_t>(a0), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-      o1[c] = requantize_s8(static_cast<int32_t>(a1), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+    if (r < rows) {
+      // The last row: the two columns act as the block's two rows, against the row twice;
+      // a00 is column c on b0 and a11 column c + 1 on b1.
+      const Acc2x2 a = dot_2x2(w0, w1, l0, l0, d, b0, b1);
+      o0[0] = out_s8(oc, q0, a.a00);
+      o0[1] = out_s8(oc, q1, a.a11);
     }
   }
-  for (; r < m.rows; ++r) {
-    const int8_t* l0 = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
-    int8_t* o0 = m.out + static_cast<size_t>(r) * m.out_stride;
-    int32_t c = 0;
-    for (; c + 2 <= m.cols; c += 2) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      const int8_t* w1 = w0 + d;
-      uint32_t a0 = static_cast<uint32_t>(m.bias[c]), a1 = static_cast<uint32_t>(m.bias[c + 1]);
-      for (int32_t k = 0; k < d; ++k) {
-        const int32_t x = l0[k];
-        a0 += static_cast<uint32_t>(x * w0[k]);
-        a1 += static_cast<uint32_t>(x * w1[k]);
-      }
-      o0[c] = requantize_s8(static_cast<int32_t>(a0), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-      o0[c + 1] = requantize_s8(static_cast<int32_t>(a1), m.multiplier[c + 1], m.shift[c + 1], m.output_zp, m.act_min, m.act_max);
-    }
-    for (; c < m.cols; ++c) {
-      const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
-      uint32_t a0 = static_cast<uint32_t>(m.bias[c]);
-      for (int32_t k = 0; k < d; ++k) a0 += static_cast<uint32_t>(l0[k] * w0[k]);
-      o0[c] = requantize_s8(static_cast<int32_t>(a0), m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-    }
+  if (c < cols) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const ChannelRequant q = channel_requant(mult[c], shift[c]);
+    for (int32_t r = 0; r < rows; ++r) out[r * out_stride + c] = out_s8(oc, q, dot_1x1(lhs + r * lhs_stride, w0, d, bias[c]));
   }
 }
 
