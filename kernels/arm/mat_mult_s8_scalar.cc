@@ -1,6 +1,6 @@
 //===- mat_mult_s8_scalar.cc - mat_mult_s8 for Thumb-2 without SIMD -------===//
 //
-// 2 rows x 2 columns per step: each loaded byte feeds two multiply-accumulates (4 LDRSB and
+// 2 rows x 2 columns per step (an odd last row: 1 row x 4 columns): each loaded byte feeds two multiply-accumulates (4 LDRSB and
 // 4 MLA per 4 MACs). Four depth elements per loop pass, at immediate offsets from four
 // pointers, so the loop costs two instructions per pass beyond the loads and MLAs: 4
 // accumulators, 4 pointers, the end and three loaded values fit the 14 registers. Columns are
@@ -50,6 +50,42 @@ __attribute__((optimize("no-tree-reassoc"))) inline Acc2x2 dot_2x2(const int8_t*
   return Acc2x2{a00, a01, a10, a11};
 }
 
+struct Acc1x4 {
+  uint32_t a0, a1, a2, a3;
+};
+
+// One row against four columns (w0 and the next three, d bytes apart), on top of their
+// biases: the row of a batch-1 linear layer, and the odd last row of a matrix. Each loaded
+// activation feeds four MLAs.
+__attribute__((optimize("no-tree-reassoc"))) inline Acc1x4 dot_1x4(const int8_t* l0, const int8_t* w0, int32_t d,
+                                                                    const int32_t* b) {
+  uint32_t a0 = static_cast<uint32_t>(b[0]), a1 = static_cast<uint32_t>(b[1]);
+  uint32_t a2 = static_cast<uint32_t>(b[2]), a3 = static_cast<uint32_t>(b[3]);
+  const int8_t* w1 = w0 + d;
+  const int8_t* w2 = w1 + d;
+  const int8_t* w3 = w2 + d;
+  const int8_t* const end4 = l0 + (d & ~3);
+  while (l0 != end4) {
+#pragma GCC unroll 4
+    for (int32_t k = 0; k < 4; ++k) {
+      const int32_t x = l0[k];
+      a0 = mac(a0, x, w0[k]);
+      a1 = mac(a1, x, w1[k]);
+      a2 = mac(a2, x, w2[k]);
+      a3 = mac(a3, x, w3[k]);
+    }
+    l0 += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4;
+  }
+  for (int32_t k = 0; k < (d & 3); ++k) {
+    const int32_t x = l0[k];
+    a0 = mac(a0, x, w0[k]);
+    a1 = mac(a1, x, w1[k]);
+    a2 = mac(a2, x, w2[k]);
+    a3 = mac(a3, x, w3[k]);
+  }
+  return Acc1x4{a0, a1, a2, a3};
+}
+
 inline uint32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t bias) {
   uint32_t acc = static_cast<uint32_t>(bias);
   for (int32_t k = 0; k < d; ++k) acc = mac(acc, a[k], b[k]);
@@ -76,7 +112,7 @@ void mat_mult_s8(const MatMultS8& m) {
   const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
 
   int32_t c = 0;
-  for (; c + 2 <= cols; c += 2) {
+  for (; rows >= 2 && c + 2 <= cols; c += 2) {
     const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
     const int8_t* w1 = w0 + d;
     const int32_t b0 = bias[c], b1 = bias[c + 1];
@@ -92,18 +128,30 @@ void mat_mult_s8(const MatMultS8& m) {
       o0[out_stride] = out_s8(oc, q0, a.a10);
       o0[out_stride + 1] = out_s8(oc, q1, a.a11);
     }
-    if (r < rows) {
-      // The last row: the two columns act as the block's two rows, against the row twice;
-      // a00 is column c on b0 and a11 column c + 1 on b1.
-      const Acc2x2 a = dot_2x2(w0, w1, l0, l0, d, b0, b1);
-      o0[0] = out_s8(oc, q0, a.a00);
-      o0[1] = out_s8(oc, q1, a.a11);
-    }
   }
-  if (c < cols) {
+  if (rows >= 2 && c < cols) {
     const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
     const ChannelRequant q = channel_requant(mult[c], shift[c]);
-    for (int32_t r = 0; r < rows; ++r) out[r * out_stride + c] = out_s8(oc, q, dot_1x1(lhs + r * lhs_stride, w0, d, bias[c]));
+    for (int32_t r = 0; r + 2 <= rows; r += 2) {
+      const int8_t* l0 = lhs + r * lhs_stride;
+      out[r * out_stride + c] = out_s8(oc, q, dot_1x1(l0, w0, d, bias[c]));
+      out[(r + 1) * out_stride + c] = out_s8(oc, q, dot_1x1(l0 + lhs_stride, w0, d, bias[c]));
+    }
+  }
+  if (rows & 1) {  // the last row, four columns at a time
+    const int32_t r = rows - 1;
+    const int8_t* l0 = lhs + r * lhs_stride;
+    int8_t* o0 = out + r * out_stride;
+    int32_t k = 0;
+    for (; k + 4 <= cols; k += 4) {
+      const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
+      o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
+      o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
+      o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
+    }
+    for (; k < cols; ++k)
+      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
   }
 }
 
