@@ -1,14 +1,22 @@
-//===- depthwise_conv2d_s8_scalar.cc - Depthwise rows in plain Thumb-2 ----===//
+//===- depthwise_conv2d_s8_scalar.cc - Depthwise for the scalar and DSP tiers ===//
 //
-// Also the DSP tier's kernel: each product belongs to its own channel, so there is no pair
-// of products for SMLAD to add. Per output row the valid filter rows are found once, per pixel
-// the valid filter columns, so no tap is bounds-checked:
-//   - interior 3x3 windows (dilation 1) run two output pixels per pass: each weight is loaded
-//     once for both, and with stride 1 (2) the two windows share two (one) input columns;
-//   - other interior windows loop over their taps with the folded bias;
-//   - border windows loop over their valid taps only, accumulating (x - input_zp) * w on the
-//     op's own bias: the portable accumulator itself, so the padded taps cost nothing (the
-//     folded bias would need input_zp * w added back for each of them).
+// Also the DSP tier's kernel: each product belongs to its own channel, so there is no pair of
+// products for SMLAD to add; the DSP tier's only difference is the tap loop below (SXTB16 and
+// SMLABB/SMLATT on four channels at once). Per output row the valid filter rows are found
+// once, per pixel the valid filter columns, so no tap is bounds-checked. A window's valid taps
+// are a list of (input, filter) byte offsets; the channels then run four at a time through one
+// flat loop over that list:
+//   - interior windows share one list (offsets from the window's first tap), made once per op,
+//     and accumulate x * w on the folded bias;
+//   - border windows list their valid taps only (offsets from the image) and accumulate
+//     (x - input_zp) * w on the op's own bias: the portable accumulator itself, so the padded
+//     taps cost nothing (the folded bias would need input_zp * w added back for each).
+// Filters with more than kMaxListedTaps taps take a nested loop per channel.
+//
+// Tap loop per four channels: DSP 13 instructions (LDRD of the two offsets, two LDR, four
+// SXTB16, four SMLAxy, compare, branch; border +2 SSUB16), Cortex-M3 17 (LDRD, two ADD, eight
+// LDRSB, four MLA, compare, branch; border +4 SUB). GCC's own code for this loop spills and
+// recomputes addresses (about 24), so it is assembly on those cores and C elsewhere.
 
 #include "kernels/arm/tier.h"
 
@@ -33,7 +41,6 @@ struct Layer {
   const int32_t* shift;
   OutputClamp out;
   int32_t cn, input_zp;
-  size_t in_row;  // bytes per input row
 };
 
 inline int8_t requant(const Layer& l, int32_t c, uint32_t acc) {
@@ -50,95 +57,116 @@ inline void valid_taps(int32_t i0, int32_t taps, int32_t dilation, int32_t size,
   *k0 = lo, *k1 = hi;
 }
 
-// Two horizontally adjacent 3x3 interior windows (dilation 1), `step` input bytes apart
-// (stride_w * C); kStep is that stride when it is 1 or 2, so the shared columns are loaded
-// once, else 0. in_px is the first window's top-left tap, channel 0.
-template <int kStep>
-void interior3x3_pair(const Layer& l, const int8_t* in_px, int32_t step, int8_t* out_px) {
-  const int32_t cn = l.cn;
-  const size_t row = l.in_row;
-  const int32_t s = kStep != 0 ? kStep * cn : step;
-  const int8_t* w = l.filter;
-  for (int32_t c = 0; c < cn; ++c, ++in_px, ++w) {
-    uint32_t a0 = static_cast<uint32_t>(l.bias[c]), a1 = a0;
-    const int8_t* x = in_px;
-    const int8_t* wr = w;
-    for (int32_t r = 0; r < 3; ++r, x += row, wr += 3 * cn) {
-      const int32_t w0 = wr[0], w1 = wr[cn], w2 = wr[2 * cn];
-      const int32_t p0 = x[0], p1 = x[cn], p2 = x[2 * cn];
-      a0 = mac(mac(mac(a0, p0, w0), p1, w1), p2, w2);
-      const int32_t q0 = x[s], q1 = x[s + cn], q2 = x[s + 2 * cn];
-      a1 = mac(mac(mac(a1, q0, w0), q1, w1), q2, w2);
-    }
-    const ChannelRequant q = channel_requant(l.multiplier[c], l.shift[c]);
-    out_px[c] = clamp_output(l.out, requantize_value(q, static_cast<int32_t>(a0)));
-    out_px[c + cn] = clamp_output(l.out, requantize_value(q, static_cast<int32_t>(a1)));
-  }
-}
-
-void interior3x3(const Layer& l, const int8_t* in_px, int8_t* out_px) {
-  const int32_t cn = l.cn;
-  const size_t row = l.in_row;
-  const int8_t* w = l.filter;
-  for (int32_t c = 0; c < cn; ++c, ++in_px, ++w) {
-    uint32_t a = static_cast<uint32_t>(l.bias[c]);
-    const int8_t* x = in_px;
-    const int8_t* wr = w;
-    for (int32_t r = 0; r < 3; ++r, x += row, wr += 3 * cn)
-      a = mac(mac(mac(a, x[0], wr[0]), x[cn], wr[cn]), x[2 * cn], wr[2 * cn]);
-    out_px[c] = requant(l, c, a);
-  }
-}
-
-// Windows other than the interior 3x3 list their valid taps once per pixel (input and filter
-// byte offsets of channel 0), so the channel loop runs one flat tap loop, four channels per
-// step. Filters with more taps than this take the nested loop below.
-constexpr int32_t kMaxListedTaps = 25;
+constexpr int32_t kMaxListedTaps = 16;  // 4x4, 1x16; 128 bytes of stack per list
 
 struct Tap {
-  int32_t x, w;
+  int32_t x, w;  // byte offsets of channel 0 of the tap in the input and in the filter
 };
 
-// One channel over the listed taps.
+// For the four channels j = 0..3: a[j] += sum over the taps t of
+// (px[t.x + j] - zp) * pw[t.w + j]. kBorder: zp is input_zp, else 0 (and not subtracted).
+#if EMBER_TIER == EMBER_TIER_DSP
 template <bool kBorder>
-inline uint32_t taps_1(const Tap* taps, int32_t count, const int8_t* x, const int8_t* w, int32_t zp, uint32_t acc) {
-  for (int32_t t = 0; t < count; ++t) acc = mac(acc, x[taps[t].x] - (kBorder ? zp : 0), w[taps[t].w]);
-  return acc;
+inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
+  if (count <= 0) return;
+  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const Tap* t = taps;
+  const Tap* const end = taps + count;
+  // zp in both int16 lanes; x - zp is within [-255, 255], so SSUB16 is exact.
+  const uint32_t zz = (static_cast<uint32_t>(zp) & 0xFFFFu) * 0x10001u;
+  uint32_t xo, wo, xe, we;
+  // Bytes (c0 c1 c2 c3): SXTB16 gives (c0, c2), with ROR #8 (c1, c3); SMLABB takes the low
+  // lanes, SMLATT the high ones.
+  asm volatile(
+      "1:\n\t"
+      "ldrd   %[xo], %[wo], [%[t]], #8\n\t"
+      "ldr    %[xo], [%[px], %[xo]]\n\t"
+      "ldr    %[wo], [%[pw], %[wo]]\n\t"
+      "sxtb16 %[xe], %[xo]\n\t"
+      "sxtb16 %[xo], %[xo], ror #8\n\t"
+      "sxtb16 %[we], %[wo]\n\t"
+      "sxtb16 %[wo], %[wo], ror #8\n\t"
+      ".if %c[border]\n\t"
+      "ssub16 %[xe], %[xe], %[zz]\n\t"
+      "ssub16 %[xo], %[xo], %[zz]\n\t"
+      ".endif\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+      "cmp    %[t], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo), [wo] "=&r"(wo),
+        [xe] "=&r"(xe), [we] "=&r"(we)
+      : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz), [border] "i"(kBorder ? 1 : 0)
+      : "cc", "memory");
+  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
-
-// A window's valid taps. kBorder: some taps are in the padding; accumulate (x - input_zp) * w
-// on the op's own bias (null: zero), else x * w on the folded bias.
+#elif defined(__ARM_ARCH_7M__)
 template <bool kBorder>
-void window(const Layer& l, const Tap* taps, int32_t count, const int8_t* in_img, int8_t* out_px) {
+inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
+  if (count <= 0) return;
+  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const Tap* t = taps;
+  const Tap* const end = taps + count;
+  int32_t xp, wp, x, w;
+#define EMBER_DW_CH(j, acc)                     \
+  "ldrsb  %[x], [%[xp], #" #j "]\n\t"           \
+  "ldrsb  %[w], [%[wp], #" #j "]\n\t"           \
+  ".if %c[border]\n\t"                          \
+  "sub    %[x], %[x], %[zp]\n\t"                \
+  ".endif\n\t"                                  \
+  "mla    %[" acc "], %[x], %[w], %[" acc "]\n\t"
+  asm volatile(
+      "1:\n\t"
+      "ldrd   %[xp], %[wp], [%[t]], #8\n\t"
+      "add    %[xp], %[xp], %[px]\n\t"
+      "add    %[wp], %[wp], %[pw]\n\t"
+      EMBER_DW_CH(0, "a0")
+      EMBER_DW_CH(1, "a1")
+      EMBER_DW_CH(2, "a2")
+      EMBER_DW_CH(3, "a3")
+      "cmp    %[t], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp), [wp] "=&r"(wp),
+        [x] "=&r"(x), [w] "=&r"(w)
+      : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp), [border] "i"(kBorder ? 1 : 0)
+      : "cc", "memory");
+#undef EMBER_DW_CH
+  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+}
+#else
+template <bool kBorder>
+inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
+  for (int32_t t = 0; t < count; ++t) {
+    const int8_t* xp = px + taps[t].x;
+    const int8_t* wp = pw + taps[t].w;
+    for (int32_t j = 0; j < 4; ++j) a[j] = mac(a[j], xp[j] - (kBorder ? zp : 0), wp[j]);
+  }
+}
+#endif
+
+// A window's listed taps, all channels; px is where the offsets start (the window's first tap
+// for an interior window, the image for a border one).
+template <bool kBorder>
+__attribute__((noinline)) void window(const Layer& l, const Tap* taps, int32_t count, const int8_t* px,
+                                      int8_t* out_px) {
   const int32_t cn = l.cn;
   const int32_t zp = kBorder ? l.input_zp : 0;
-  const int32_t* base = kBorder ? l.raw_bias : l.bias;
-  const int8_t* w = l.filter;
+  const int32_t* const base = kBorder ? l.raw_bias : l.bias;
+  const int8_t* const filter = l.filter;
   int32_t c = 0;
   for (; c + 4 <= cn; c += 4) {
-    uint32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    if (base != nullptr) {
-      a0 = static_cast<uint32_t>(base[c]), a1 = static_cast<uint32_t>(base[c + 1]);
-      a2 = static_cast<uint32_t>(base[c + 2]), a3 = static_cast<uint32_t>(base[c + 3]);
-    }
-    const int8_t* x = in_img + c;
-    const int8_t* wc = w + c;
-    for (int32_t t = 0; t < count; ++t) {
-      const int8_t* xp = x + taps[t].x;
-      const int8_t* wp = wc + taps[t].w;
-      a0 = mac(a0, xp[0] - zp, wp[0]);
-      a1 = mac(a1, xp[1] - zp, wp[1]);
-      a2 = mac(a2, xp[2] - zp, wp[2]);
-      a3 = mac(a3, xp[3] - zp, wp[3]);
-    }
-    out_px[c] = requant(l, c, a0);
-    out_px[c + 1] = requant(l, c + 1, a1);
-    out_px[c + 2] = requant(l, c + 2, a2);
-    out_px[c + 3] = requant(l, c + 3, a3);
+    uint32_t a[4] = {0, 0, 0, 0};
+    if (base != nullptr)
+      for (int32_t j = 0; j < 4; ++j) a[j] = static_cast<uint32_t>(base[c + j]);
+    taps_4<kBorder>(taps, count, px + c, filter + c, zp, a);
+    for (int32_t j = 0; j < 4; ++j) out_px[c + j] = requant(l, c + j, a[j]);
   }
   for (; c < cn; ++c) {
-    const uint32_t b = base != nullptr ? static_cast<uint32_t>(base[c]) : 0u;
-    out_px[c] = requant(l, c, taps_1<kBorder>(taps, count, in_img + c, w + c, zp, b));
+    uint32_t acc = base != nullptr ? static_cast<uint32_t>(base[c]) : 0u;
+    for (int32_t t = 0; t < count; ++t) acc = mac(acc, px[taps[t].x + c] - zp, filter[taps[t].w + c]);
+    out_px[c] = requant(l, c, acc);
   }
 }
 
@@ -151,7 +179,7 @@ void window_nested(const Layer& l, const DepthwiseS8& d, const int8_t* in_px, co
   const int32_t cn = l.cn;
   const int32_t zp = kBorder ? l.input_zp : 0;
   const int32_t* base = kBorder ? l.raw_bias : l.bias;
-  const size_t x_row = static_cast<size_t>(g.dilation_h) * l.in_row;
+  const size_t x_row = static_cast<size_t>(g.dilation_h) * d.shape.in_w * cn;
   const size_t x_col = static_cast<size_t>(g.dilation_w) * cn;
   const size_t w_row = static_cast<size_t>(d.shape.filter_w) * cn;
   for (int32_t c = 0; c < cn; ++c, ++in_px, ++filt) {
@@ -167,74 +195,74 @@ void window_nested(const Layer& l, const DepthwiseS8& d, const int8_t* in_px, co
   }
 }
 
-// Not inlined into the batch and row loops: GCC then keeps fewer of the per-row values in
-// registers and the taps spill.
-__attribute__((noinline)) void row(const DepthwiseS8& d, int32_t n, int32_t y) {
+void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t n, int32_t y) {
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
   const int32_t cn = s.in_c;
-  const Layer l{d.filter, d.bias, d.raw_bias, d.multiplier, d.shift,
-                output_clamp(d.quant.output_zp, d.quant.act_min, d.quant.act_max), cn, d.quant.input_zp,
-                static_cast<size_t>(s.in_w) * cn};
   const int32_t iy0 = y * g.stride_h - g.pad_top;
   int32_t ky0, ky1;
   valid_taps(iy0, s.filter_h, g.dilation_h, s.in_h, &ky0, &ky1);
   const bool rows_inside = ky0 == 0 && ky1 == s.filter_h;
   int32_t x0 = 0, x1 = 0;
   if (rows_inside) depthwise_interior_x(s, g, &x0, &x1);
-  const bool is3x3 = s.filter_h == 3 && s.filter_w == 3 && g.dilation_h == 1 && g.dilation_w == 1;
+  const bool listed = s.filter_h * s.filter_w <= kMaxListedTaps;
   const int8_t* in_img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn;
   int8_t* out_row = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c;
-  const int32_t step = g.stride_w * cn;
-  for (int32_t x = 0; x < s.out_w;) {
+  for (int32_t x = 0; x < s.out_w; ++x) {
     int8_t* out_px = out_row + static_cast<size_t>(x) * s.out_c;
     const int32_t ix0 = x * g.stride_w - g.pad_left;
     const bool inside = x >= x0 && x < x1;
-    if (inside && is3x3) {
-      const int8_t* in_px = in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn;
-      if (x + 1 < x1) {
-        if (g.stride_w == 1) interior3x3_pair<1>(l, in_px, step, out_px);
-        else if (g.stride_w == 2) interior3x3_pair<2>(l, in_px, step, out_px);
-        else interior3x3_pair<0>(l, in_px, step, out_px);
-        x += 2;
-        continue;
-      }
-      interior3x3(l, in_px, out_px);
-    } else {
-      int32_t kx0 = 0, kx1 = s.filter_w;
-      if (!inside) valid_taps(ix0, s.filter_w, g.dilation_w, s.in_w, &kx0, &kx1);
-      if (s.filter_h * s.filter_w <= kMaxListedTaps) {
-        Tap taps[kMaxListedTaps];
-        int32_t count = 0;
-        for (int32_t ky = ky0; ky < ky1; ++ky) {
-          const int32_t iy = iy0 + ky * g.dilation_h;
-          for (int32_t kx = kx0; kx < kx1; ++kx, ++count) {
-            taps[count].x = (iy * s.in_w + ix0 + kx * g.dilation_w) * cn;
-            taps[count].w = (ky * s.filter_w + kx) * cn;
-          }
-        }
-        if (inside) window<false>(l, taps, count, in_img, out_px);
-        else window<true>(l, taps, count, in_img, out_px);
-      } else {
-        // An empty window (all taps in the padding) reads nothing; keep its pointer in the input.
-        const bool empty = ky0 == ky1 || kx0 == kx1;
-        const int8_t* in_px =
-            empty ? in_img
-                  : in_img + (static_cast<size_t>(iy0 + ky0 * g.dilation_h) * s.in_w + (ix0 + kx0 * g.dilation_w)) * cn;
-        const int8_t* filt = d.filter + (static_cast<size_t>(ky0) * s.filter_w + kx0) * cn;
-        if (inside) window_nested<false>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
-        else window_nested<true>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
-      }
+    if (inside && listed) {
+      window<false>(l, interior_taps, s.filter_h * s.filter_w,
+                    in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn, out_px);
+      continue;
     }
-    ++x;
+    int32_t kx0 = 0, kx1 = s.filter_w;
+    if (!inside) valid_taps(ix0, s.filter_w, g.dilation_w, s.in_w, &kx0, &kx1);
+    if (listed) {
+      Tap taps[kMaxListedTaps];
+      int32_t count = 0;
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int32_t iy = iy0 + ky * g.dilation_h;
+        for (int32_t kx = kx0; kx < kx1; ++kx, ++count) {
+          taps[count].x = (iy * s.in_w + ix0 + kx * g.dilation_w) * cn;
+          taps[count].w = (ky * s.filter_w + kx) * cn;
+        }
+      }
+      window<true>(l, taps, count, in_img, out_px);
+      continue;
+    }
+    // An empty window (all taps in the padding) reads nothing; keep its pointer in the input.
+    const bool empty = ky0 == ky1 || kx0 == kx1;
+    const int8_t* in_px =
+        empty ? in_img
+              : in_img + (static_cast<size_t>(iy0 + ky0 * g.dilation_h) * s.in_w + (ix0 + kx0 * g.dilation_w)) * cn;
+    const int8_t* filt = d.filter + (static_cast<size_t>(ky0) * s.filter_w + kx0) * cn;
+    if (inside) window_nested<false>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
+    else window_nested<true>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
   }
 }
 
 }  // namespace
 
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
-  for (int32_t n = 0; n < d.shape.batches; ++n)
-    for (int32_t y = 0; y < d.shape.out_h; ++y) row(d, n, y);
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& g = d.geometry;
+  const int32_t cn = s.in_c;
+  const Layer l{d.filter, d.bias, d.raw_bias, d.multiplier, d.shift,
+                output_clamp(d.quant.output_zp, d.quant.act_min, d.quant.act_max), cn, d.quant.input_zp};
+  // The interior windows' taps, offsets from the window's first tap.
+  Tap interior[kMaxListedTaps];
+  if (s.filter_h * s.filter_w <= kMaxListedTaps) {
+    int32_t t = 0;
+    for (int32_t ky = 0; ky < s.filter_h; ++ky)
+      for (int32_t kx = 0; kx < s.filter_w; ++kx, ++t) {
+        interior[t].x = (ky * g.dilation_h * s.in_w + kx * g.dilation_w) * cn;
+        interior[t].w = (ky * s.filter_w + kx) * cn;
+      }
+  }
+  for (int32_t n = 0; n < s.batches; ++n)
+    for (int32_t y = 0; y < s.out_h; ++y) row(d, l, interior, n, y);
 }
 
 }  // namespace ember::kernels::arm

@@ -12,6 +12,10 @@
 
 #include "kernels/portable/requantize.h"
 
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h>
+#endif
+
 namespace ember::kernels::arm {
 
 /// requantize_to_s8(acc, multiplier, shift, zp, lo, hi), exactly, in 32-bit pieces: one
@@ -23,47 +27,50 @@ namespace ember::kernels::arm {
 ///     k = 1, else 2^(k-2) in the high word). A tie (P mod 2^n == 2^(n-1)) is Q mod 2^n == 0:
 ///     the low word zero and the high word's low k - 1 bits zero. The result is within 2^30 of
 ///     zero.
-///   shift >= 0: the value is a * multiplier / 2^31 with a = acc * 2^shift. When a fits int32,
-///     round half up is floor((a * multiplier + 2^30) / 2^31) (SMLAL, then the 31-bit funnel
-///     shift of the two words), within [-2^31 + 1, 2^31 - 1]; a tie is the low 31 bits of that
-///     sum being zero. When a does not fit, |a| >= 2^31 and the value is at least 2^30 in
-///     magnitude (multiplier >= 2^30, or 0 and the value 0); acc clamped to the nearest
-///     accumulator whose a fits (INT32_MIN exactly, or at least 2^31 - 2^shift) gives a value
-///     of the same sign at least 2^29 in magnitude (shift <= 30), which the clamp below maps to
-///     the same byte.
+///   shift >= 0: the value is a * multiplier / 2^31 with a = acc * 2^shift. With multiplier
+///     in [2^30, 2^31) (the loader's valid_multiplier; 0 gives 0 on every path), |acc| >= 512
+///     makes |value| >= 256, beyond every clamp bound (act_max - zp <= 255, act_min - zp >=
+///     -255), so acc is first saturated to [-512, 511] (SSAT #10): 511 and -512 still give
+///     |value| >= 255.5, which rounds to 256 or beyond. A shift above 21 is applied as 21:
+///     then any nonzero acc gives |value| >= 2^20 either way, and |a| <= 2^30 never overflows.
+///     Round half up is floor((a * multiplier + 2^30) / 2^31) (SMLAL, then the 31-bit funnel
+///     shift of the two words); a tie is the low 31 bits of that sum being zero.
 /// Half to even then clears the low bit of a tie's rounded-up value. The clamp is done before
 /// adding zp, to [act_min - zp, act_max - zp] (no int32 overflow whatever r is), which makes the
 /// portable int32 saturation invisible. requantize_s8 (below) is channel_requant, then
 /// requantize_value, then clamp_output; a kernel that requantizes several accumulators of one
 /// channel computes the first once.
 
+/// acc saturated to [-512, 511]: one SSAT where the core has it (v7-M and later).
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+inline int32_t saturate_s10(int32_t acc) { return __ssat(acc, 10); }
+#else
+inline int32_t saturate_s10(int32_t acc) { return acc < -512 ? -512 : (acc > 511 ? 511 : acc); }
+#endif
+
 /// The per-channel half of requantize_s8, for kernels that requantize several accumulators of
 /// one output channel: everything that depends on (multiplier, shift) only.
 struct ChannelRequant {
   int32_t multiplier;
-  int32_t right;         // shift <= -1: n - 32 = -shift - 1 in [0, 30]; shift >= 0: -1
-  int32_t left;          // shift >= 0: shift; else 0
-  int32_t acc_lo, acc_hi;  // shift >= 0: the accumulators whose << left fits int32
-  int64_t round;         // 2^(n-1), or 2^30 for shift >= 0
+  int32_t right;   // shift <= -1: n - 32 = -shift - 1 in [0, 30]; shift >= 0: -1
+  int32_t left;    // shift >= 0: min(shift, 21); else 0
+  int64_t round;   // 2^(n-1), or 2^30 for shift >= 0
 };
 
 inline ChannelRequant channel_requant(int32_t multiplier, int32_t shift) {
   ChannelRequant q;
   q.multiplier = multiplier;
   if (shift < 0) {
-    q.right = -shift - 1, q.left = 0, q.acc_lo = INT32_MIN, q.acc_hi = INT32_MAX;
+    q.right = -shift - 1, q.left = 0;
     q.round = int64_t{1} << (30 - shift);
   } else {
-    // An accumulator beyond [acc_lo, acc_hi] stands for a value at least 2^29 in magnitude
-    // (see above): clamping it to the bound keeps the sign and the magnitude beyond the
-    // output range, as saturating acc << shift does.
-    q.right = -1, q.left = shift, q.acc_hi = INT32_MAX >> shift, q.acc_lo = INT32_MIN >> shift;
+    q.right = -1, q.left = shift < 21 ? shift : 21;
     q.round = int64_t{1} << 30;
   }
   return q;
 }
 
-/// The rounded value before the zero point and the clamp (exact, see requantize_s8).
+/// The rounded value before the zero point and the clamp (exact after the clamp, see above).
 inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
   int32_t r;
   if (q.right >= 0) {
@@ -73,8 +80,7 @@ inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
     r = hi >> q.right;
     if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << q.right) - 1u)) == 0) r &= ~int32_t{1};
   } else {
-    const int32_t c = acc < q.acc_lo ? q.acc_lo : (acc > q.acc_hi ? q.acc_hi : acc);
-    const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(c) << q.left);
+    const int32_t a = saturate_s10(acc) * (int32_t{1} << q.left);
     const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
     r = static_cast<int32_t>(v >> 31);
     if ((static_cast<uint32_t>(v) << 1) == 0) r &= ~int32_t{1};
