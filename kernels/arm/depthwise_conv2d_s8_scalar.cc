@@ -7,7 +7,8 @@
 // are a list of (input, filter) byte offsets; the channels then run four at a time through one
 // flat loop over that list:
 //   - interior windows share one list (offsets from the window's first tap), made once per op,
-//     and accumulate x * w on the folded bias;
+//     and accumulate x * w on the folded bias; a row's interior run is done channel group by
+//     channel group, so the group's constants are set up once per run;
 //   - border windows list their valid taps only (offsets from the image) and accumulate
 //     (x - input_zp) * w on the op's own bias: the portable accumulator itself, so the padded
 //     taps cost nothing (the folded bias would need input_zp * w added back for each).
@@ -170,6 +171,42 @@ __attribute__((noinline)) void window(const Layer& l, const Tap* taps, int32_t c
   }
 }
 
+// A row's run of n interior windows, the first at px (its first tap), the next ones step
+// input bytes and cn output bytes further. Channel groups are the outer loop, so a group's
+// biases and requantization constants are set up once for the whole run.
+__attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int32_t count, const int8_t* px,
+                                            int32_t step, int32_t n, int8_t* out) {
+  const int32_t cn = l.cn;
+  const int8_t* const filter = l.filter;
+  const OutputClamp oc = l.out;
+  int32_t c = 0;
+  for (; c + 4 <= cn; c += 4) {
+    ChannelRequant q[4];
+    uint32_t b[4];
+    for (int32_t j = 0; j < 4; ++j) {
+      q[j] = channel_requant(l.multiplier[c + j], l.shift[c + j]);
+      b[j] = static_cast<uint32_t>(l.bias[c + j]);
+    }
+    const int8_t* x = px + c;
+    int8_t* o = out + c;
+    for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
+      uint32_t a[4] = {b[0], b[1], b[2], b[3]};
+      taps_4<false>(taps, count, x, filter + c, 0, a);
+      for (int32_t j = 0; j < 4; ++j) o[j] = clamp_output(oc, requantize_value(q[j], static_cast<int32_t>(a[j])));
+    }
+  }
+  for (; c < cn; ++c) {
+    const ChannelRequant q = channel_requant(l.multiplier[c], l.shift[c]);
+    const int8_t* x = px + c;
+    int8_t* o = out + c;
+    for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
+      uint32_t acc = static_cast<uint32_t>(l.bias[c]);
+      for (int32_t t = 0; t < count; ++t) acc = mac(acc, x[taps[t].x], filter[taps[t].w + c]);
+      *o = clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
+    }
+  }
+}
+
 // Any window of a filter with more than kMaxListedTaps taps: rows x cols valid taps from input
 // in_px and filter tap filt (channel 0 of each).
 template <bool kBorder>
@@ -212,9 +249,10 @@ void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t
     int8_t* out_px = out_row + static_cast<size_t>(x) * s.out_c;
     const int32_t ix0 = x * g.stride_w - g.pad_left;
     const bool inside = x >= x0 && x < x1;
-    if (inside && listed) {
-      window<false>(l, interior_taps, s.filter_h * s.filter_w,
-                    in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn, out_px);
+    if (inside && listed) {  // the whole interior run [x0, x1)
+      interior_run(l, interior_taps, s.filter_h * s.filter_w, in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn,
+                   g.stride_w * cn, x1 - x0, out_px);
+      x = x1 - 1;
       continue;
     }
     int32_t kx0 = 0, kx1 = s.filter_w;
