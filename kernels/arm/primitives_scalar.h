@@ -119,7 +119,9 @@ inline int32_t scale_input_s32(int32_t x, int32_t multiplier, int32_t shift) {
   if (shift == 0) return h;
   const int e = -shift;
   const int32_t hf = h + (h >> 31);  // |h| <= 2^30: no overflow
-  return static_cast<int32_t>((static_cast<int64_t>(hf) + (int64_t{1} << (e - 1))) >> e);
+  // floor((hf + 2^(e-1)) / 2^e) in 32 bits: floor(hf / 2^e) plus bit e - 1 of hf (the
+  // remainder reaches one half exactly when that bit is set).
+  return (hf >> e) + ((hf >> (e - 1)) & 1);
 }
 
 /// Four bytes from any address (unaligned loads are legal on v7-M and later; memcpy lets the
