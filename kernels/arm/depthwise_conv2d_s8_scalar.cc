@@ -249,10 +249,14 @@ void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t
     int8_t* out_px = out_row + static_cast<size_t>(x) * s.out_c;
     const int32_t ix0 = x * g.stride_w - g.pad_left;
     const bool inside = x >= x0 && x < x1;
-    if (inside && listed) {  // the whole interior run [x0, x1)
-      interior_run(l, interior_taps, s.filter_h * s.filter_w, in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn,
-                   g.stride_w * cn, x1 - x0, out_px);
-      x = x1 - 1;
+    if (inside && listed) {
+      const int8_t* in_px = in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn;
+      if (x1 - x0 == 1) {  // a run of one window: the per-run set-up would not pay off
+        window<false>(l, interior_taps, s.filter_h * s.filter_w, in_px, out_px);
+        continue;
+      }
+      interior_run(l, interior_taps, s.filter_h * s.filter_w, in_px, g.stride_w * cn, x1 - x0, out_px);
+      x = x1 - 1;  // the whole interior run [x0, x1)
       continue;
     }
     int32_t kx0 = 0, kx1 = s.filter_w;
