@@ -44,7 +44,8 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.in(kFoldedBias).as<const int32_t>(),
                 c.in(3).as<const int32_t>(),
                 c.in(4).as<const int32_t>(),
-                c.out(0).as<int8_t>()};
+                c.out(0).as<int8_t>(),
+                is_absent(c.in(2)) ? nullptr : c.in(2).as<const int32_t>()};
   depthwise_conv2d_s8_body(d);
   return Status::Ok;
 }

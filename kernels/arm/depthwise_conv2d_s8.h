@@ -29,6 +29,7 @@ struct DepthwiseS8 {
   const int32_t* multiplier;
   const int32_t* shift;
   int8_t* output;
+  const int32_t* raw_bias;  // the op's own bias (null: none), for windows that cross the padding
 };
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One

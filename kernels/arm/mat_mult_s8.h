@@ -31,8 +31,10 @@ struct MatMultS8 {
   int32_t out_stride;
 };
 
-/// Rows a tier's kernel takes per step; im2col convolution fills this many rows of scratch.
-inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 4 : 2; }
+/// Rows an im2col convolution gathers into scratch per mat_mult_s8 call: 4 on every tier. MVE
+/// takes 4 rows per step; scalar and DSP take 2 per step, and 4 per call share the columns'
+/// requantization constants and the call's set-up.
+inline constexpr int32_t mat_mult_s8_block_rows(Tier) { return 4; }
 
 void mat_mult_s8(const MatMultS8& m);
 
