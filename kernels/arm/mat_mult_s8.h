@@ -32,7 +32,8 @@ struct MatMultS8 {
 };
 
 /// Rows a tier's kernel takes per step; im2col convolution fills this many rows of scratch.
-inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 4 : 2; }
+/// MVE: two of its three-row register blocks.
+inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 6 : 2; }
 
 void mat_mult_s8(const MatMultS8& m);
 
