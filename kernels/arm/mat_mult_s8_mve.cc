@@ -141,6 +141,34 @@ __attribute__((noinline)) void column_group(const MatMultS8& m, int32_t col, int
   }
 }
 
+// Depth <= 16: each row is one zero-predicated vector and the four columns' weights stay in
+// registers across the rows, so a row costs one load and four VMLADAV; no loop, no tile.
+template <bool kRight, bool kFull>
+__attribute__((noinline)) void shallow_group(const MatMultS8& m, int32_t col, int32_t count) {
+  const Columns k = columns(m, col, count);
+  const mve_pred16_t dp = vctp8q(static_cast<uint32_t>(m.depth));
+  const size_t d = static_cast<size_t>(m.depth);
+  const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
+  const int8x16_t w0 = vldrbq_z_s8(w, dp);
+  const int8x16_t w1 = vldrbq_z_s8(count > 1 ? w + d : w, dp);
+  const int8x16_t w2 = vldrbq_z_s8(count > 2 ? w + 2 * d : w, dp);
+  const int8x16_t w3 = vldrbq_z_s8(count > 3 ? w + 3 * d : w, dp);
+  const int8_t* l = m.lhs;
+  int8_t* out = m.out + col;
+  for (int32_t r = 0; r < m.rows; ++r, l += m.lhs_stride, out += m.out_stride) {
+    const int8x16_t x = vldrbq_z_s8(l, dp);
+    int32x4_t a = vdupq_n_s32(vmladavq_s8(x, w0));
+    a = vsetq_lane_s32(vmladavq_s8(x, w1), a, 1);
+    a = vsetq_lane_s32(vmladavq_s8(x, w2), a, 2);
+    a = vsetq_lane_s32(vmladavq_s8(x, w3), a, 3);
+    a = vaddq_s32(a, k.bias);
+    const int32x4_t q = kRight ? requantize_mve(a, k.mult, k.shift) : requantize_mve_any(a, k.mult, k.shift);
+    const int32x4_t v = vminq_s32(vmaxq_s32(vqaddq_n_s32(q, k.zp), k.act_min), k.act_max);
+    if (kFull) vstrbq_s32(out, v);
+    else vstrbq_p_s32(out, v, k.pred);
+  }
+}
+
 // Fewer than three rows (a fully connected layer's batch): one row x four columns per pass,
 // the columns' constants loaded per pass.
 __attribute__((noinline)) void few_rows(const MatMultS8& m) {
@@ -180,12 +208,19 @@ void mat_mult_s8(const MatMultS8& m) {
     few_rows(m);
     return;
   }
+  const bool shallow = m.depth <= 16;
   for (int32_t col = 0; col < m.cols; col += 4) {
     const int32_t count = m.cols - col < 4 ? m.cols - col : 4;
     const Columns k = columns(m, col, count);
     const bool right = vmaxvq_s32(INT32_MIN, k.shift) < 0;
-    if (count == 4) right ? column_group<true, true>(m, col, count) : column_group<false, true>(m, col, count);
-    else right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
+    if (shallow) {
+      if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
+      else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
+    } else if (count == 4) {
+      right ? column_group<true, true>(m, col, count) : column_group<false, true>(m, col, count);
+    } else {
+      right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
+    }
   }
 }
 
