@@ -9,11 +9,16 @@
 //
 // Two such passes give a 3 x 4 block; its accumulators go through a 48-byte stack tile so
 // that each row's four columns requantize as one vector with the columns' bias, multipliers
-// and shifts (loaded once per block) and leave with one four-byte store. Rows that do not
-// fill a block of three (a fully connected layer's single row, the last rows of a conv) take
-// one row x four columns per pass: one VLDRB of the row, four of the weights, four VMLADAVA.
-// A column tail (cols % 4) repeats the last valid weight row in the unused slots and stores
-// only the valid lanes. Cortex-M55/M85.
+// and shifts and leave with one four-byte store. Column groups of four are the outer loop,
+// so those constants are loaded once per group, not per block. The last rows % 3 rows take
+// one row x four columns per pass (one VLDRB of the row, four of the weights, four
+// VMLADAVA). A column tail (cols % 4) repeats the last valid weight row in the unused slots
+// and stores only the valid lanes. Two special shapes:
+//   depth <= 16 (small pointwise layers): a row is one zero-predicated vector, the four
+//     columns' weights stay in registers, and a row costs one load and four VMLADAV;
+//   fewer than three rows (fully connected): one row x four columns in intrinsics, where a
+//     DLSTP loop's setup and the tile round trip would cost more than they save.
+// Cortex-M55/M85.
 
 #include "kernels/arm/tier.h"
 
@@ -169,27 +174,60 @@ __attribute__((noinline)) void shallow_group(const MatMultS8& m, int32_t col, in
   }
 }
 
-// Fewer than three rows (a fully connected layer's batch): one row x four columns per pass,
-// the columns' constants loaded per pass.
-__attribute__((noinline)) void few_rows(const MatMultS8& m) {
-  alignas(16) int32_t acc[4];
-  const size_t d = static_cast<size_t>(m.depth);
-  for (int32_t r = 0; r < m.rows; ++r) {
-    const int8_t* l = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
-    int8_t* out = m.out + static_cast<size_t>(r) * m.out_stride;
-    for (int32_t col = 0; col < m.cols; col += 4) {
-      const int32_t count = m.cols - col < 4 ? m.cols - col : 4;
-      const int8_t* w0 = m.rhs + static_cast<size_t>(col) * d;
-      const int8_t* w1 = count > 1 ? w0 + d : w0;
-      const int8_t* w2 = count > 2 ? w1 + d : w1;
-      const int8_t* w3 = count > 3 ? w2 + d : w2;
-      dot_1x4(l, w0, w1, w2, w3, m.depth, acc);
-      const Columns k = columns(m, col, count);
-      const bool right = vmaxvq_s32(INT32_MIN, k.shift) < 0;
-      if (count == 4) right ? store_row<true, true>(k, acc, out + col) : store_row<false, true>(k, acc, out + col);
-      else right ? store_row<true, false>(k, acc, out + col) : store_row<false, false>(k, acc, out + col);
+// Fewer than three rows (a fully connected layer's batch): one row against four columns at a
+// time in intrinsics (per-lane requantization), then single columns. For a single row the
+// DLSTP loop's setup and the tile round trip cost more than they save.
+void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
+  const int32_t d = m.depth;
+  const int32_t blocks = d >> 4, tail = d & 15;
+  const mve_pred16_t tail_p = vctp8q(static_cast<uint32_t>(tail));
+  int32_t c = 0;
+  for (; c + 4 <= m.cols; c += 4) {
+    const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
+    const int8_t* w1 = w0 + d;
+    const int8_t* w2 = w1 + d;
+    const int8_t* w3 = w2 + d;
+    const int8_t* p = l0;
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    for (int32_t i = 0; i < blocks; ++i) {
+      const int8x16_t x = vldrbq_s8(p);
+      a0 = vmladavaq_s8(a0, x, vldrbq_s8(w0));
+      a1 = vmladavaq_s8(a1, x, vldrbq_s8(w1));
+      a2 = vmladavaq_s8(a2, x, vldrbq_s8(w2));
+      a3 = vmladavaq_s8(a3, x, vldrbq_s8(w3));
+      p += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16;
     }
+    if (tail) {
+      const int8x16_t x = vldrbq_z_s8(p, tail_p);
+      a0 = vmladavaq_s8(a0, x, vldrbq_z_s8(w0, tail_p));
+      a1 = vmladavaq_s8(a1, x, vldrbq_z_s8(w1, tail_p));
+      a2 = vmladavaq_s8(a2, x, vldrbq_z_s8(w2, tail_p));
+      a3 = vmladavaq_s8(a3, x, vldrbq_z_s8(w3, tail_p));
+    }
+    int32x4_t acc = vdupq_n_s32(a0);
+    acc = vsetq_lane_s32(a1, acc, 1);
+    acc = vsetq_lane_s32(a2, acc, 2);
+    acc = vsetq_lane_s32(a3, acc, 3);
+    acc = vaddq_s32(acc, vldrwq_s32(m.bias + c));
+    const int32x4_t shift = vldrwq_s32(m.shift + c), mult = vldrwq_s32(m.multiplier + c);
+    const int32x4_t rounded = vmaxvq_s32(INT32_MIN, shift) < 0 ? requantize_mve(acc, mult, shift)
+                                                               : requantize_mve_any(acc, mult, shift);
+    vstrbq_s32(out + c, offset_clamp_mve(rounded, m.output_zp, m.act_min, m.act_max));
   }
+  for (; c < m.cols; ++c) {
+    const int8_t* w = m.rhs + static_cast<size_t>(c) * d;
+    const int8_t* p = l0;
+    int32_t a = 0;
+    for (int32_t i = 0; i < blocks; ++i, p += 16, w += 16) a = vmladavaq_s8(a, vldrbq_s8(p), vldrbq_s8(w));
+    if (tail) a = vmladavaq_s8(a, vldrbq_z_s8(p, tail_p), vldrbq_z_s8(w, tail_p));
+    a = static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(m.bias[c]));
+    out[c] = requantize_s8(a, m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+  }
+}
+
+__attribute__((noinline)) void few_rows(const MatMultS8& m) {
+  for (int32_t r = 0; r < m.rows; ++r)
+    row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
 }
 
 }  // namespace
