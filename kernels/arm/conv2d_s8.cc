@@ -51,19 +51,19 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
     const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
     int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
     if (iy < 0 || iy >= s.in_h) {
-      fill_s8(dst, pad, s.filter_w * c);
+      im2col_fill_s8(dst, pad, s.filter_w * c);
       continue;
     }
     const int8_t* line = input + (static_cast<size_t>(n) * s.in_h + iy) * s.in_w * c;
     const int32_t ix0 = x * g.stride_w - g.pad_left;
     if (g.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.in_w) {  // one contiguous run
-      copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
+      im2col_copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
       continue;
     }
     for (int32_t kx = 0; kx < s.filter_w; ++kx, dst += c) {
       const int32_t ix = ix0 + kx * g.dilation_w;
-      if (ix < 0 || ix >= s.in_w) fill_s8(dst, pad, c);
-      else copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
+      if (ix < 0 || ix >= s.in_w) im2col_fill_s8(dst, pad, c);
+      else im2col_copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
     }
   }
 }
