@@ -120,6 +120,7 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
            ", \"input_ids\": " + list(op->inputs(), [](int32_t t) { return std::to_string(t); }) +
            ", \"output_ids\": " + list(op->outputs(), [](int32_t t) { return std::to_string(t); }) +
            ", \"ints\": " + list(op->ints(), [](int32_t v) { return std::to_string(v); }) +
+           ", \"rows_bottom_up\": " + (op->rows_bottom_up() ? "true" : "false") +
            ", \"source\": " + quote(source) + "}";
   });
   // Every arena tensor with its place and lifetime (ops that touch it; inputs from op 0,

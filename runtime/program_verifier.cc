@@ -388,9 +388,16 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 //    output row r is written after reading input rows from max(0, r * stride - pad_top) on,
 //    conv2d_s8 may finish 4 output pixels as one block, the others 1: output pixel q must end
 //    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def).
+//  - the same for conv2d_s8 and depthwise_conv2d_s8 with rows_bottom_up, mirrored: rows run
+//    last-first and output row r reads input rows up to min(H - 1, r * stride - pad_top +
+//    dilation_h * (KH - 1)), so output pixel q must start above the last input row of the
+//    row of pixel q + block - 1. Then *above is set and *delta is how far above the input's
+//    start the output must start at least.
 // Operand counts and ints were checked against the kernel's signature before this runs.
-int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta) {
+int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta,
+                       bool* above) {
   *delta = 0;
+  *above = op.rows_bottom_up();
   if (out != 0) return -1;  // the result; a second output (scratch) never overlaps an input
   const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   auto operand = [&](uint32_t i) -> const fbs::Tensor* {
@@ -412,6 +419,9 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
     return true;
   };
   int stride_at = -1, pad_at = -1;
+  const KernelId kernel = static_cast<KernelId>(op.kernel());
+  // Only these two write rows last-first; on any other op the flag allows no overlap at all.
+  if (*above && kernel != KernelId::conv2d_s8 && kernel != KernelId::depthwise_conv2d_s8) return -1;
   switch (static_cast<KernelId>(op.kernel())) {
     case KernelId::add_s8: case KernelId::mul_s8: case KernelId::add_f32: case KernelId::sub_f32:
     case KernelId::mul_f32: case KernelId::div_f32: case KernelId::minimum_f32:
@@ -440,8 +450,32 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   const int64_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   const int64_t in_row = int64_t{is.Get(2)} * is.Get(3) * elem;
   const int64_t pixel = int64_t{os.Get(3)} * elem, width = os.Get(2);
-  const int64_t block = static_cast<KernelId>(op.kernel()) == KernelId::conv2d_s8 ? 4 : 1;
+  const int64_t block = kernel == KernelId::conv2d_s8 ? 4 : 1;
   int64_t need = 0;
+  if (*above) {
+    // The window's height: the filter (input 1, OHWI or 1HWC, checked by the kernel) and
+    // dilation_h (ints[4]).
+    const fbs::Tensor* f = op.inputs()->size() > 1 && op.inputs()->Get(1) >= 0
+                               ? p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(1)))
+                               : nullptr;
+    if (f == nullptr || f->shape()->size() != 4 || op.ints()->size() <= 4) return -1;
+    const int64_t reach = int64_t{op.ints()->Get(4)} * (f->shape()->Get(1) - 1) - pad;
+    const int64_t total = int64_t{os.Get(1)} * width;
+    auto ahead = [&](int64_t q) {  // pixel q is written while pixels up to q + block - 1 read
+      const int64_t qa = q + block - 1 < total ? q + block - 1 : total - 1;
+      int64_t last = (qa / width) * stride + reach;
+      last = last < -1 ? -1 : last >= is.Get(1) ? is.Get(1) - 1 : last;
+      const int64_t d = (last + 1) * in_row - q * pixel;
+      need = d > need ? d : need;
+    };
+    // Within a row the bound steps up only where q + block - 1 enters a later row.
+    for (int64_t y = 0; y < os.Get(1) && width > 0; ++y) {
+      ahead(y * width);
+      for (int64_t x = width - block + 1 > 1 ? width - block + 1 : 1; x < width; ++x) ahead(y * width + x);
+    }
+    *delta = static_cast<uint32_t>(need);  // <= the input's byte size, a uint32
+    return 0;
+  }
   auto at = [&](int64_t q) {  // pixel q is written while pixels from q - block + 1 read on
     const int64_t back = q - block + 1 < 0 ? 0 : q - block + 1;
     int64_t first = (back / width) * stride - pad;
@@ -504,12 +538,21 @@ Status check_plan(const fbs::Program& p) {
                                    uint32_t out) -> Status {
       const fbs::Tensor& tb = *p.tensors()->Get(static_cast<uint32_t>(b));
       uint32_t delta = 0;
-      const int32_t in_place = op ? in_place_input(p, *op, out, &delta) : -1;
+      bool above = false;
+      const int32_t in_place = op ? in_place_input(p, *op, out, &delta, &above) : -1;
       const int32_t exempt = in_place >= 0 ? buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(in_place))) : -1;
       for (uint32_t c = 0; c < n; ++c) {
         const int32_t t = static_cast<int32_t>(base + c);
         if (t == b || first[c] > time || last[c] < time) continue;
         const fbs::Tensor& tt = *p.tensors()->Get(base + c);
+        if (t == exempt && last[c] == time && above) {  // rows last-first: over its upper end
+          EMBER_CHECK_OR_RETURN(uint64_t{tt.offset()} + delta <= tb.offset(), Status::BadPlan,
+                                "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
+                                " '%s' at %" PRIu32 " at op %" PRId32 "; bottom-up in place needs it %" PRIu32
+                                " bytes above",
+                                b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time, delta);
+          continue;
+        }
         if (t == exempt && last[c] == time) {  // in place over an input that dies here
           EMBER_CHECK_OR_RETURN(uint64_t{tb.offset()} + delta <= tt.offset(), Status::BadPlan,
                                 "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32

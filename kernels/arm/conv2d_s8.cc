@@ -3,6 +3,13 @@
 // Tier-independent: the inner products are mat_mult_s8 (one per tier). The im2col rows hold
 // raw int8 activations, with input_zp in place of padding: folded + sum x * w over the whole
 // window then equals the portable bias + sum over the valid taps of (x - input_zp) * w.
+//
+// Row order (the in-place contract of kernels/kernels.def): top-down, the paths run as one
+// pass over the pixels. With ctx.rows_bottom_up the output may overlap the upper end of the
+// input, so the tier's product is called on the last rows first: one output row at a time
+// (im2col, strided pointwise), or one block of pixels at a time, last block first (pointwise
+// over the whole plane). Within a call the tier still goes up, so a block of at most
+// kBottomUpBlock pixels is the unit the contract's B accounts for.
 
 #include "kernels/arm/conv2d_s8.h"
 
@@ -13,6 +20,13 @@
 
 namespace ember::kernels::arm {
 namespace {
+
+// The largest block a tier's product finishes at once: B = 4 in kernels/kernels.def.
+constexpr int32_t kBottomUpBlock = 4;
+static_assert(mat_mult_s8_block_rows(Tier::Scalar) <= kBottomUpBlock &&
+                  mat_mult_s8_block_rows(Tier::Dsp) <= kBottomUpBlock &&
+                  mat_mult_s8_block_rows(Tier::Mve) <= kBottomUpBlock,
+              "the in-place contract (kernels/kernels.def) assumes blocks of at most 4 pixels");
 
 MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8& q) {
   MatMultS8 m{};
@@ -28,19 +42,34 @@ MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8&
 }
 
 void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const int8_t* input,
-               int8_t* output) {
+               int8_t* output, bool bottom_up) {
   if (g.stride_h == 1 && g.stride_w == 1 && s.out_h == s.in_h && s.out_w == s.in_w) {
-    m.lhs = input, m.rows = s.batches * s.out_h * s.out_w, m.lhs_stride = s.in_c, m.out = output;
-    mat_mult_s8(m);
+    const int32_t total = s.batches * s.out_h * s.out_w;
+    m.lhs_stride = s.in_c;
+    if (!bottom_up) {
+      m.lhs = input, m.rows = total, m.out = output;
+      mat_mult_s8(m);
+      return;
+    }
+    // Blocks at multiples of the tier's block from pixel 0 (the same blocks as one call makes),
+    // last first: pixel p reads input pixel p only.
+    const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
+    for (int32_t first = (total - 1) / block * block; first >= 0; first -= block) {
+      m.lhs = input + static_cast<size_t>(first) * s.in_c;
+      m.out = output + static_cast<size_t>(first) * s.out_c;
+      m.rows = total - first < block ? total - first : block;
+      mat_mult_s8(m);
+    }
     return;
   }
   m.rows = s.out_w, m.lhs_stride = g.stride_w * s.in_c;
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
-      m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
-      m.out = output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w) * s.out_c;
-      mat_mult_s8(m);
-    }
+  const int32_t rows = s.batches * s.out_h;
+  for (int32_t k = 0; k < rows; ++k) {
+    const int32_t row = bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
+    m.out = output + static_cast<size_t>(row) * s.out_w * s.out_c;
+    mat_mult_s8(m);
+  }
 }
 
 // One im2col row: the window of output pixel (n, y, x), KH x KW x C bytes.
@@ -68,22 +97,33 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
   }
 }
 
-void im2col(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
-            const int8_t* input, int8_t* scratch, int8_t* output) {
+// Pixels [begin, end) in row-major order, gathered and multiplied a block at a time.
+void im2col_run(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+                const int8_t* input, int8_t* scratch, int8_t* output, int32_t begin, int32_t end) {
   const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
-  const int32_t total = s.batches * s.out_h * s.out_w;
   m.lhs = scratch, m.lhs_stride = m.depth;
-  int32_t filled = 0, first = 0;
-  for (int32_t p = 0; p < total; ++p) {
+  int32_t filled = 0, first = begin;
+  for (int32_t p = begin; p < end; ++p) {
     const int32_t x = p % s.out_w, y = (p / s.out_w) % s.out_h, n = p / (s.out_w * s.out_h);
     gather(s, g, pad, input, n, y, x, scratch + static_cast<size_t>(filled) * m.depth);
-    if (++filled == block || p == total - 1) {
+    if (++filled == block || p == end - 1) {
       m.rows = filled;
       m.out = output + static_cast<size_t>(first) * s.out_c;
       mat_mult_s8(m);
       first = p + 1, filled = 0;
     }
   }
+}
+
+void im2col(const MatMultS8& m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+            const int8_t* input, int8_t* scratch, int8_t* output, bool bottom_up) {
+  const int32_t rows = s.batches * s.out_h;
+  if (!bottom_up) {
+    im2col_run(m, s, g, pad, input, scratch, output, 0, rows * s.out_w);
+    return;
+  }
+  for (int32_t row = rows - 1; row >= 0; --row)  // one output row at a time, last first
+    im2col_run(m, s, g, pad, input, scratch, output, row * s.out_w, (row + 1) * s.out_w);
 }
 
 }  // namespace
@@ -117,10 +157,10 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
     return kernels::run_conv2d_s8(c);
   const MatMultS8 m = base_args(c, s, q);
   if (path == Conv2dPath::Pointwise)
-    pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>());
+    pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   else
     im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(),
-           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>());
+           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   return Status::Ok;
 }
 

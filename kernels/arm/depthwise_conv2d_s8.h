@@ -32,7 +32,9 @@ struct DepthwiseS8 {
 };
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One
-/// implementation per tier.
+/// implementation per tier. In-place ops call it for one output row at a time (out_h 1,
+/// batches 1, pad_top reduced by y * stride_h): pad_top may then be negative, meaning the
+/// window starts below the input's first row.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
 
 /// Output column range [x0, x1) whose windows lie wholly inside the input along x.
