@@ -18,7 +18,7 @@ constexpr int32_t kMaxIn = 2 * 12 * 12 * 40, kMaxFilter = 24000, kMaxOut = 2 * 1
 constexpr int32_t kMaxScratch = 4 * 10 * 5 * 40, kMaxC = 48;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int8_t g_scratch[kMaxScratch + 16];
-int8_t g_arena[(kMaxIn + kMaxOut) / 2];  // in-place runs (batch 1): input and output overlap
+int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 
 

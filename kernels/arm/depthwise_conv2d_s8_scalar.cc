@@ -106,8 +106,10 @@ __attribute__((noinline)) void row(const DepthwiseS8& d, int32_t n, int32_t y) {
 }  // namespace
 
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
-  for (int32_t n = 0; n < d.shape.batches; ++n)
-    for (int32_t y = 0; y < d.shape.out_h; ++y) row(d, n, y);
+  const int32_t batches = d.shape.batches, out_h = d.shape.out_h;
+  for (int32_t nb = 0; nb < batches; ++nb)
+    for (int32_t yb = 0; yb < out_h; ++yb)
+      row(d, d.rows_bottom_up ? batches - 1 - nb : nb, d.rows_bottom_up ? out_h - 1 - yb : yb);
 }
 
 }  // namespace ember::kernels::arm

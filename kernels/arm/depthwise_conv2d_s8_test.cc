@@ -17,7 +17,7 @@ constexpr int32_t kMaxIn = 2 * 14 * 14 * 40, kMaxFilter = 5 * 5 * 80, kMaxOut = 
 constexpr int32_t kMaxC = 80;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
-int8_t g_arena[(kMaxIn + kMaxOut) / 2];  // in-place runs (batch 1): input and output overlap
+int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
 
 
 }  // namespace

@@ -55,9 +55,11 @@ inline int32_t least_above(const RowStream& r) {
   return need;
 }
 
-/// Runs `run(ctx)` twice with input 0 copied into `arena` and output 0 over it: top-down at
-/// least_below, then bottom-up at least_above. True when both give `want` (out_bytes bytes).
-/// `arena` holds at least in_bytes + out_bytes bytes. The views in ctx are copied, not changed.
+/// Runs `run(ctx)` with input 0 copied into `arena` and output 0 over it: top-down at
+/// least_below, then bottom-up at least_above, then each one byte further (a distance that is
+/// not a whole number of pixels: depthwise_conv2d_s8 then takes its row-at-a-time path). True
+/// when all give `want` (out_bytes bytes). `arena` holds at least in_bytes + out_bytes + 1
+/// bytes. The views in ctx are copied, not changed.
 template <typename Run>
 bool in_place_matches(const rt::OpContext& ctx, const RowStream& r, Run run, int8_t* arena, int32_t in_bytes,
                       int32_t out_bytes, const int8_t* want) {
@@ -66,12 +68,13 @@ bool in_place_matches(const rt::OpContext& ctx, const RowStream& r, Run run, int
   for (size_t i = 0; i < ctx.num_outputs && i < 2; ++i) outs[i] = ctx.outputs[i];
   const int8_t* input = ctx.in(0).as<const int8_t>();
   bool ok = true;
-  const int32_t below = least_below(r), above = least_above(r);
-  for (int bottom_up = 0; bottom_up < 2; ++bottom_up) {
+  for (int run_index = 0; run_index < 4; ++run_index) {
+    const int bottom_up = run_index % 2, extra = run_index / 2;
+    const int32_t below = least_below(r) + extra, above = least_above(r) + extra;
     int8_t* in = bottom_up ? arena : arena + below;
     int8_t* out = bottom_up ? arena + above : arena;
-    // below <= out_bytes and above <= in_bytes, so both layouts fit in in_bytes + out_bytes.
-    memset(arena, 0x55, static_cast<size_t>(in_bytes) + static_cast<size_t>(out_bytes));
+    // below <= out_bytes + 1 and above <= in_bytes + 1: every layout fits.
+    memset(arena, 0x55, static_cast<size_t>(in_bytes) + static_cast<size_t>(out_bytes) + 1);
     memcpy(in, input, static_cast<size_t>(in_bytes));
     ins[0].data = in, outs[0].data = out;
     rt::OpContext c = ctx;
