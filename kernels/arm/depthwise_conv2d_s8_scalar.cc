@@ -303,8 +303,9 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
         interior[t].w = (ky * s.filter_w + kx) * cn;
       }
   }
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) row(d, l, interior, n, y);
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb)
+      row(d, l, interior, d.rows_bottom_up ? s.batches - 1 - nb : nb, d.rows_bottom_up ? s.out_h - 1 - yb : yb);
 }
 
 }  // namespace ember::kernels::arm
