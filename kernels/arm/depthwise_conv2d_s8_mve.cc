@@ -229,8 +229,9 @@ void group_strip(const Ctx& k, int8_t* strip) {
   int32_t sw, sh;
   strip_size(s, geo, &sw, &sh);
   const size_t rs = static_cast<size_t>(sw) * 16;
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
+      const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
       const int32_t iy0 = y * geo.stride_h - geo.pad_top;
       int8_t* dst = strip;
       for (int32_t r = 0; r < sh; ++r) {
