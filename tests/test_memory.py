@@ -79,10 +79,10 @@ def test_smallest_plan_goes_below_the_op_by_op_bound():
         assert _arena(smallest) <= _arena(_program(name, "default")) <= bound
         if name != "ad":  # fully connected layers read their whole input for every output
             assert _arena(smallest) < bound
-    assert _arena(_program("kws", "smallest")) <= 13 * 1024
+    assert _arena(_program("kws", "smallest")) <= 8640  # bottom-up rows: see the next test
     assert _arena(_program("vww", "smallest")) <= 38 * 1024
     assert _arena(_program("ic", "smallest")) <= 34 * 1024
-    assert _arena(_program("sww", "smallest")) <= 5 * 1024
+    assert _arena(_program("sww", "smallest")) <= 3744
 
 
 def test_checker_catches_bad_plans():
