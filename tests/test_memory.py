@@ -143,6 +143,9 @@ def test_bottom_up_rows_stop_the_chains_drifting():
     flags = [o["rows_bottom_up"] for o in info["ops"]]
     assert any(flags) and not all(flags)
     assert all(o["kernel"] in ("conv2d_s8", "depthwise_conv2d_s8") for o in info["ops"] if o["rows_bottom_up"])
+    # A RAM budget only the bottom-up rows meet escalates to them.
+    program = ember.lower(_quantized("kws")[0], TARGET, ram_budget=8640)
+    assert _arena(program) <= 8640 and any(o["rows_bottom_up"] for o in program.inspect()["ops"])
     # Never under the other plans.
     for name in MODELS:
         for plan in ("simple", "default"):
