@@ -97,6 +97,8 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
     if (auto rise = row_stream_rise(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad],
                                     op.ints[4] * (filter->shape[1] - 1) + 1, block))
       rule.may_rise = true, rule.rise = *rise;
+  if (name == "depthwise_conv2d_s8" && in->shape.size() == 4)
+    rule.grain = static_cast<uint64_t>(in->shape[3]) * dtype_size(in->dtype);
   out.push_back(rule);
   return out;
 }

@@ -44,6 +44,9 @@ struct InPlace {
   uint64_t delta = 0;  // the output starts at least this many bytes below that input
   bool may_rise = false;  // or, with rows_bottom_up, at least `rise` bytes above its start
   uint64_t rise = 0;
+  // Preferred: a distance that is a multiple of this (0: any). depthwise_conv2d_s8 runs its
+  // tier body once only at whole pixels (kernels/arm/depthwise_conv2d_s8.cc), else per row.
+  uint64_t grain = 0;
 };
 
 /// The in-place rule of `op` (its kernel selected) under `mode`, or nullopt. `dies(t)` tells

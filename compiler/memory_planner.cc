@@ -92,19 +92,36 @@ std::vector<int64_t> chain_offsets(const std::vector<Buffer>& buffers, const std
   pos[n - 1] = last.a[0] != kNone ? last.a[0] : last.a[1];
   for (size_t k = n - 1; k > 0; --k) {
     const Span2& p = sets[k - 1];
-    int64_t pick = kNone;
-    const int64_t above = pos[k] + down[k];  // member k - 1 at or above this: k went down
-    for (int i = 0; i < 2; ++i)
-      if (p.a[i] != kNone && p.b[i] >= above) {
-        const int64_t v = std::max(p.a[i], above);
-        if (pick == kNone || v < pick) pick = v;
-      }
-    if (pick == kNone && up[k] >= 0) {  // member k - 1 at or below pos[k] - up: k went up
-      const int64_t below = pos[k] - up[k];
-      for (int i = 0; i < 2; ++i)
-        if (p.a[i] != kNone && p.a[i] <= below) pick = std::max(pick, std::min(p.b[i], below));
+    // Distances in steps of `step` bytes: the link's grain where it has one (whole pixels),
+    // tried first, then any 16-byte multiple.
+    const int64_t grain = static_cast<int64_t>(buffers[chain[k]].overlap_grain);
+    int64_t step = kBufferAlignment;
+    if (grain > 0) {
+      int64_t a = step, b = grain;
+      while (b) a %= b, std::swap(a, b);
+      step = step / a * grain;  // lcm(16, grain)
     }
-    pos[k - 1] = pick;  // some member of S_{k-1} led to S_k, so one of the two exists
+    int64_t pick = kNone;
+    for (const int64_t unit : {step, static_cast<int64_t>(kBufferAlignment)}) {
+      const int64_t above = pos[k] + down[k];  // member k - 1 at or above this: k went down
+      for (int i = 0; i < 2 && pick == kNone; ++i) {
+        if (p.a[i] == kNone) continue;
+        const int64_t from = std::max(p.a[i], above) - pos[k];
+        const int64_t v = pos[k] + (from + unit - 1) / unit * unit;  // from >= 0
+        if (v <= p.b[i]) pick = v;
+      }
+      if (pick == kNone && up[k] >= 0) {  // member k - 1 at or below pos[k] - up: k went up
+        const int64_t below = pos[k] - up[k];
+        for (int i = 0; i < 2; ++i) {
+          if (p.a[i] == kNone) continue;
+          const int64_t to = pos[k] - std::min(p.b[i], below);
+          const int64_t v = pos[k] - (to + unit - 1) / unit * unit;  // to >= up >= 0
+          if (v >= p.a[i] && v <= std::min(p.b[i], below)) pick = std::max(pick, v);
+        }
+      }
+      if (pick != kNone) break;
+    }
+    pos[k - 1] = pick;  // some member of S_{k-1} led to S_k, so the second round finds one
   }
   return pos;
 }

@@ -18,6 +18,7 @@
 //     up, so a chain of in-place convolutions zigzags inside a band instead of drifting down
 //     by every delta (the least span is found by bisection on the band's width, each width
 //     tested by one pass over the chain that keeps the range of feasible offsets per member).
+//     Within the band, a link's distance is a multiple of its `overlap_grain` where possible.
 // Limits: lifetimes are whole ops; one region per call (plan_memory splits buffers over the
 // regions); the result can exceed the lower bound when lifetimes fragment the arena, and fall
 // below it only through partners.
@@ -40,6 +41,8 @@ struct Buffer {
   /// The other way: this one may instead start at least `overlap_rise` bytes above it.
   bool may_rise = false;
   uint64_t overlap_rise = 0;
+  /// Preferred, where the band allows: a distance from the partner that is a multiple of this.
+  uint64_t overlap_grain = 0;
 };
 
 inline constexpr uint64_t kBufferAlignment = 16;

@@ -132,6 +132,31 @@ TEST(GreedyBest, LinksThatMayRiseZigzagInsteadOfDrifting) {
   EXPECT_LT(rising, 9);
 }
 
+TEST(GreedyBest, LinksPreferDistancesOfWholeGrains) {
+  // The band is a's 496 B; b and c (small, 16 B from their partners either way) fit anywhere
+  // in it. Without a grain c would sit 16 B from b; with c's 40 B pixels the distance is a
+  // multiple of lcm(16, 40) = 80 bytes.
+  std::vector<Buffer> buffers = {{496, 0, 1}, {100, 1, 2}, {100, 2, 3}};
+  for (int i : {1, 2}) {
+    buffers[i].overlaps = i - 1, buffers[i].overlap_delta = 16;
+    buffers[i].may_rise = true, buffers[i].overlap_rise = 16;
+  }
+  for (const uint64_t grain : {0, 40}) {
+    buffers[2].overlap_grain = grain;
+    uint64_t arena = 0;
+    const auto offsets = GreedyBest().place(buffers, &arena);
+    EXPECT_EQ(arena, 496u);
+    const int64_t distance = static_cast<int64_t>(offsets[1]) - static_cast<int64_t>(offsets[2]);
+    if (grain) {
+      EXPECT_EQ(distance % 80, 0) << distance;
+    } else {
+      EXPECT_EQ(distance, 16);
+    }
+    EXPECT_TRUE(partner_ok(buffers, offsets, 1));
+    EXPECT_TRUE(partner_ok(buffers, offsets, 2));
+  }
+}
+
 TEST(GreedyBest, RiseNeverUsedWhereItIsNotAllowed) {
   // Random chains and loose buffers: every partner placement obeys its rule; none overlaps
   // anything else it is live with.
@@ -147,6 +172,7 @@ TEST(GreedyBest, RiseNeverUsedWhereItIsNotAllowed) {
         b.overlap_delta = next() % 200;
         b.may_rise = next() % 2 == 0;
         b.overlap_rise = next() % 300;
+        b.overlap_grain = next() % 3 == 0 ? 1 + next() % 64 : 0;
       }
       buffers.push_back(b);
     }

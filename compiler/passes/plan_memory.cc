@@ -141,6 +141,7 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
       b.overlap_delta = rule->delta;
       b.may_rise = rule->may_rise;
       b.overlap_rise = rule->rise;
+      b.overlap_grain = rule->grain;
       partners[s] = {index[out], b.overlaps};
     }
   }
