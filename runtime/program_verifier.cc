@@ -289,45 +289,64 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 // Operand counts and ints were checked against the kernel's signature before this runs. Only
 // called for an output that overlaps a live buffer, so it costs nothing on a plan without
 // in-place ops. Byte counts are 32-bit: each is at most a verified tensor's size.
+// Each kernel's in-place rule, by kernel id: none, elementwise over input 0 (unary) or input 0
+// or 1 (binary), or row-streaming (conv2d_s8 with blocks of 4 pixels, depthwise, pools).
+enum InPlaceRule : uint8_t { kNoInPlace, kUnary, kBinary, kConvRows, kDepthwiseRows, kPoolRows };
+struct InPlaceRules {
+  uint8_t rule[kNumKnownKernels];
+};
+constexpr InPlaceRules make_in_place_rules() {
+  InPlaceRules r{};
+  for (KernelId id : {KernelId::add_s8, KernelId::mul_s8, KernelId::add_f32, KernelId::sub_f32,
+                      KernelId::mul_f32, KernelId::div_f32, KernelId::minimum_f32,
+                      KernelId::maximum_f32, KernelId::pow_f32})
+    r.rule[static_cast<size_t>(id)] = kBinary;
+  for (KernelId id : {KernelId::lut_s8, KernelId::requantize_s8, KernelId::quantize_s8,
+                      KernelId::neg_f32, KernelId::abs_f32, KernelId::exp_f32, KernelId::log_f32,
+                      KernelId::sqrt_f32, KernelId::rsqrt_f32, KernelId::sigmoid_f32,
+                      KernelId::tanh_f32})
+    r.rule[static_cast<size_t>(id)] = kUnary;
+  r.rule[static_cast<size_t>(KernelId::conv2d_s8)] = kConvRows;
+  r.rule[static_cast<size_t>(KernelId::depthwise_conv2d_s8)] = kDepthwiseRows;
+  r.rule[static_cast<size_t>(KernelId::max_pool2d_s8)] = kPoolRows;
+  r.rule[static_cast<size_t>(KernelId::avg_pool2d_s8)] = kPoolRows;
+  return r;
+}
+constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
+
+// Input i of `op` when it is an arena tensor whose bytes overlap those of `o`, else nullptr.
+const fbs::Tensor* overlapping_input(const fbs::Program& p, const fbs::Op& op, const fbs::Tensor& o,
+                                     uint32_t i) {
+  if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
+  const int32_t index = op.inputs()->Get(i);
+  const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(index));
+  const fbs::Tensor& bytes = *p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, index)));
+  return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
+}
+
 int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta) {
   *delta = 0;
-  if (out != 0) return -1;  // the result; a second output (scratch) never overlaps an input
+  const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
+  // Only the result (output 0) may run in place; a second output (scratch) never overlaps.
+  if (out != 0 || rule == kNoInPlace) return -1;
   const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   const flatbuffers::Vector<int32_t>& os = *o.shape();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
-  // Input i when it is an arena tensor whose bytes overlap the output's.
-  auto overlapping = [&](uint32_t i) -> const fbs::Tensor* {
-    if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
-    const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(i)));
-    const fbs::Tensor* bytes = p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, op.inputs()->Get(i))));
-    return t->storage() == fbs::Storage::Arena && bytes_overlap(o, *bytes) ? t : nullptr;
-  };
-  auto elementwise = [&](uint32_t i) {
-    const fbs::Tensor* t = overlapping(i);
-    if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
-        t->shape()->size() != os.size())
-      return false;
-    for (uint32_t d = 0; d < os.size(); ++d)
-      if (t->shape()->Get(d) != os.Get(d)) return false;
-    return true;
-  };
-  uint32_t stride_at = 2, block = 1;  // pools: ints {kh, kw, stride_h, stride_w, pad_top, ...}
-  switch (static_cast<KernelId>(op.kernel())) {
-    case KernelId::add_s8: case KernelId::mul_s8: case KernelId::add_f32: case KernelId::sub_f32:
-    case KernelId::mul_f32: case KernelId::div_f32: case KernelId::minimum_f32:
-    case KernelId::maximum_f32: case KernelId::pow_f32:
-      return elementwise(0) ? 0 : elementwise(1) ? 1 : -1;
-    case KernelId::lut_s8: case KernelId::requantize_s8: case KernelId::quantize_s8:
-    case KernelId::neg_f32: case KernelId::abs_f32: case KernelId::exp_f32: case KernelId::log_f32:
-    case KernelId::sqrt_f32: case KernelId::rsqrt_f32: case KernelId::sigmoid_f32:
-    case KernelId::tanh_f32:
-      return elementwise(0) ? 0 : -1;
-    case KernelId::conv2d_s8: block = 4; stride_at = 0; break;  // ints {stride_h, stride_w, pad_top, ...}
-    case KernelId::depthwise_conv2d_s8: stride_at = 0; break;
-    case KernelId::max_pool2d_s8: case KernelId::avg_pool2d_s8: break;
-    default: return -1;
+  if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
+    for (uint32_t i = 0; i < rule; ++i) {
+      const fbs::Tensor* t = overlapping_input(p, op, o, i);
+      if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
+          t->shape()->size() != os.size())
+        continue;
+      uint32_t d = 0;
+      while (d < os.size() && t->shape()->Get(d) == os.Get(d)) ++d;
+      if (d == os.size()) return static_cast<int32_t>(i);
+    }
+    return -1;
   }
-  const fbs::Tensor* in = overlapping(0);
+  // ints: conv and depthwise {stride_h, stride_w, pad_top, ...}; pools {kh, kw, stride_h, ...}.
+  const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
+  const fbs::Tensor* in = overlapping_input(p, op, o, 0);
   if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
   const flatbuffers::Vector<int32_t>& is = *in->shape();
   const int32_t stride = op.ints()->Get(stride_at), pad = op.ints()->Get(stride_at + 2);
@@ -339,18 +358,18 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   const uint32_t pixel = static_cast<uint32_t>(os.Get(3)) * elem;
   const uint32_t width = static_cast<uint32_t>(os.Get(2)), height = static_cast<uint32_t>(os.Get(1));
   uint32_t need = 0;
-  auto at = [&](uint32_t q) {  // q < the output's elements
-    const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
-    int64_t first = int64_t{back / width} * stride - pad;
-    first = first < 0 ? 0 : first > in_h ? in_h : first;
-    const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
-    if (end > start && end - start > need) need = end - start;
-  };
   // Within a row the first input row read is fixed, so its last pixel needs the most; its first
-  // block - 1 pixels may finish a block that began in the row above.
+  // block - 1 pixels may finish a block that began in the row above. So per row: pixels
+  // 0 .. block - 2 and the last one.
   for (uint32_t y = 0; y < height && width > 0; ++y) {
-    for (uint32_t x = 0; x < width && x + 1 < block; ++x) at(y * width + x);
-    at(y * width + width - 1);
+    for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
+      const uint32_t q = y * width + x;  // < the output's elements
+      const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
+      int64_t first = int64_t{back / width} * stride - pad;
+      first = first < 0 ? 0 : first > in_h ? in_h : first;
+      const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
+      if (end > start && end - start > need) need = end - start;
+    }
   }
   *delta = need;
   return 0;
