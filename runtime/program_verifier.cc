@@ -285,62 +285,83 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 //  - row-streaming kernels (conv2d_s8, depthwise_conv2d_s8, max/avg_pool2d_s8), batch 1, NHWC:
 //    output row r is written after reading input rows from max(0, r * stride - pad_top) on,
 //    conv2d_s8 may finish 4 output pixels as one block, the others 1: output pixel q must end
-//    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def).
-//  - the same for conv2d_s8 and depthwise_conv2d_s8 with rows_bottom_up, mirrored: rows run
-//    last-first and output row r reads input rows up to min(H - 1, r * stride - pad_top +
-//    dilation_h * (KH - 1)), so output pixel q must start above the last input row of the
-//    row of pixel q + block - 1. Then *above is set and *delta is how far above the input's
-//    start the output must start at least.
+//    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def);
+//  - conv2d_s8 and depthwise_conv2d_s8 with rows_bottom_up: the same rule mirrored (rows
+//    last-first, output over the input's upper end). Read from the ends, pixel q counted from
+//    the last and rows from the bottom, it is the top-down rule with the bottom padding in
+//    place of pad_top, giving how far the output's end must lie above the input's end; *above
+//    is set and *delta is then how far above the input's start the output must start.
 // Operand counts and ints were checked against the kernel's signature before this runs. Only
 // called for an output that overlaps a live buffer, so it costs nothing on a plan without
 // in-place ops. Byte counts are 32-bit: each is at most a verified tensor's size.
+// Each kernel's in-place rule, by kernel id: none, elementwise over input 0 (unary) or input 0
+// or 1 (binary), or row-streaming (conv2d_s8 with blocks of 4 pixels, depthwise, pools).
+enum InPlaceRule : uint8_t { kNoInPlace, kUnary, kBinary, kConvRows, kDepthwiseRows, kPoolRows };
+struct InPlaceRules {
+  uint8_t rule[kNumKnownKernels];
+};
+constexpr InPlaceRules make_in_place_rules() {
+  InPlaceRules r{};
+  for (KernelId id : {KernelId::add_s8, KernelId::mul_s8, KernelId::add_f32, KernelId::sub_f32,
+                      KernelId::mul_f32, KernelId::div_f32, KernelId::minimum_f32,
+                      KernelId::maximum_f32, KernelId::pow_f32})
+    r.rule[static_cast<size_t>(id)] = kBinary;
+  for (KernelId id : {KernelId::lut_s8, KernelId::requantize_s8, KernelId::quantize_s8,
+                      KernelId::neg_f32, KernelId::abs_f32, KernelId::exp_f32, KernelId::log_f32,
+                      KernelId::sqrt_f32, KernelId::rsqrt_f32, KernelId::sigmoid_f32,
+                      KernelId::tanh_f32})
+    r.rule[static_cast<size_t>(id)] = kUnary;
+  r.rule[static_cast<size_t>(KernelId::conv2d_s8)] = kConvRows;
+  r.rule[static_cast<size_t>(KernelId::depthwise_conv2d_s8)] = kDepthwiseRows;
+  r.rule[static_cast<size_t>(KernelId::max_pool2d_s8)] = kPoolRows;
+  r.rule[static_cast<size_t>(KernelId::avg_pool2d_s8)] = kPoolRows;
+  return r;
+}
+constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
+
+// Input i of `op` when it is an arena tensor whose bytes overlap those of `o`, else nullptr.
+const fbs::Tensor* overlapping_input(const fbs::Program& p, const fbs::Op& op, const fbs::Tensor& o,
+                                     uint32_t i) {
+  if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
+  const int32_t index = op.inputs()->Get(i);
+  const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(index));
+  const fbs::Tensor& bytes = *p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, index)));
+  return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
+}
+
 int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta,
                        bool* above) {
   *delta = 0;
   *above = op.rows_bottom_up();
-  if (out != 0) return -1;  // the result; a second output (scratch) never overlaps an input
+  const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
+  // Only the result (output 0) may run in place; a second output (scratch) never overlaps.
+  // Only conv2d_s8 and depthwise_conv2d_s8 run rows last-first: the flag on any other op
+  // allows no overlap at all.
+  if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
+    return -1;
   const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   const flatbuffers::Vector<int32_t>& os = *o.shape();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
-  // Input i when it is an arena tensor whose bytes overlap the output's.
-  auto overlapping = [&](uint32_t i) -> const fbs::Tensor* {
-    if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
-    const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(i)));
-    const fbs::Tensor* bytes = p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, op.inputs()->Get(i))));
-    return t->storage() == fbs::Storage::Arena && bytes_overlap(o, *bytes) ? t : nullptr;
-  };
-  auto elementwise = [&](uint32_t i) {
-    const fbs::Tensor* t = overlapping(i);
-    if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
-        t->shape()->size() != os.size())
-      return false;
-    for (uint32_t d = 0; d < os.size(); ++d)
-      if (t->shape()->Get(d) != os.Get(d)) return false;
-    return true;
-  };
-  uint32_t stride_at = 2, block = 1;  // pools: ints {kh, kw, stride_h, stride_w, pad_top, ...}
-  const KernelId kernel = static_cast<KernelId>(op.kernel());
-  // Only these two write rows last-first; on any other op the flag allows no overlap at all.
-  if (*above && kernel != KernelId::conv2d_s8 && kernel != KernelId::depthwise_conv2d_s8) return -1;
-  switch (static_cast<KernelId>(op.kernel())) {
-    case KernelId::add_s8: case KernelId::mul_s8: case KernelId::add_f32: case KernelId::sub_f32:
-    case KernelId::mul_f32: case KernelId::div_f32: case KernelId::minimum_f32:
-    case KernelId::maximum_f32: case KernelId::pow_f32:
-      return elementwise(0) ? 0 : elementwise(1) ? 1 : -1;
-    case KernelId::lut_s8: case KernelId::requantize_s8: case KernelId::quantize_s8:
-    case KernelId::neg_f32: case KernelId::abs_f32: case KernelId::exp_f32: case KernelId::log_f32:
-    case KernelId::sqrt_f32: case KernelId::rsqrt_f32: case KernelId::sigmoid_f32:
-    case KernelId::tanh_f32:
-      return elementwise(0) ? 0 : -1;
-    case KernelId::conv2d_s8: block = 4; stride_at = 0; break;  // ints {stride_h, stride_w, pad_top, ...}
-    case KernelId::depthwise_conv2d_s8: stride_at = 0; break;
-    case KernelId::max_pool2d_s8: case KernelId::avg_pool2d_s8: break;
-    default: return -1;
+  if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
+    for (uint32_t i = 0; i < rule; ++i) {
+      const fbs::Tensor* t = overlapping_input(p, op, o, i);
+      if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
+          t->shape()->size() != os.size())
+        continue;
+      uint32_t d = 0;
+      while (d < os.size() && t->shape()->Get(d) == os.Get(d)) ++d;
+      if (d == os.size()) return static_cast<int32_t>(i);
+    }
+    return -1;
   }
-  const fbs::Tensor* in = overlapping(0);
+  // ints: conv and depthwise {stride_h, stride_w, pad_top, pad_left, dilation_h, ...}; pools
+  // {kh, kw, stride_h, stride_w, pad_top, ...}.
+  const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
+  const fbs::Tensor* in = overlapping_input(p, op, o, 0);
   if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
   const flatbuffers::Vector<int32_t>& is = *in->shape();
-  const int32_t stride = op.ints()->Get(stride_at), pad = op.ints()->Get(stride_at + 2);
+  const int32_t stride = op.ints()->Get(stride_at);
+  int64_t pad = op.ints()->Get(stride_at + 2);
   if (is.size() != 4 || os.size() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
       pad < 0 || in->dtype() != o.dtype())
     return -1;
@@ -348,43 +369,32 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   const uint32_t in_row = static_cast<uint32_t>(is.Get(2)) * static_cast<uint32_t>(is.Get(3)) * elem;
   const uint32_t pixel = static_cast<uint32_t>(os.Get(3)) * elem;
   const uint32_t width = static_cast<uint32_t>(os.Get(2)), height = static_cast<uint32_t>(os.Get(1));
-  uint32_t need = 0;
   if (*above) {
-    // The window's height: the filter (input 1, OHWI or 1HWC, checked by the kernel) and
-    // dilation_h (ints[4]). In 64 bits: hostile ints may be large.
-    const fbs::Tensor* f = op.inputs()->size() > 1 && op.inputs()->Get(1) >= 0
-                               ? p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(1)))
-                               : nullptr;
-    if (f == nullptr || f->shape()->size() != 4 || op.ints()->size() <= 4) return -1;
-    const int64_t reach = int64_t{op.ints()->Get(4)} * (f->shape()->Get(1) - 1) - pad;
-    const uint32_t total = height * width;
-    auto ahead = [&](uint32_t q) {  // pixel q is written while pixels up to q + block - 1 read
-      const uint32_t qa = q + block - 1 < total ? q + block - 1 : total - 1;
-      int64_t last = int64_t{qa / width} * stride + reach;
-      last = last < -1 ? -1 : last >= in_h ? int64_t{in_h} - 1 : last;
-      const int64_t d = (last + 1) * in_row - int64_t{q} * pixel;
-      if (d > need) need = static_cast<uint32_t>(d);  // <= the input's bytes
-    };
-    // Within a row the bound steps up only where q + block - 1 enters a later row.
-    for (uint32_t y = 0; y < height && width > 0; ++y) {
-      ahead(y * width);
-      for (uint32_t x = width + 1 > block + 1 ? width - block + 1 : 1; x < width; ++x) ahead(y * width + x);
-    }
-    *delta = need;
-    return 0;
+    // The bottom padding, from the window's height: the filter (input 1, OHWI or 1HWC; its
+    // rank is the kernel's check) and dilation_h (ints[4]). 64-bit: hostile ints may be large;
+    // it may be negative (rows below the last window are never read).
+    const int32_t f = op.inputs()->size() > 1 ? op.inputs()->Get(1) : -1;
+    const flatbuffers::Vector<int32_t>* fs = f >= 0 ? p.tensors()->Get(static_cast<uint32_t>(f))->shape() : nullptr;
+    if (fs == nullptr || fs->size() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
+    pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->Get(1) - 1) + 1 - in_h - pad;
   }
-  auto at = [&](uint32_t q) {  // q < the output's elements
-    const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
-    int64_t first = int64_t{back / width} * stride - pad;
-    first = first < 0 ? 0 : first > in_h ? in_h : first;
-    const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
-    if (end > start && end - start > need) need = end - start;
-  };
+  uint32_t need = 0;
   // Within a row the first input row read is fixed, so its last pixel needs the most; its first
-  // block - 1 pixels may finish a block that began in the row above.
+  // block - 1 pixels may finish a block that began in the row above. So per row: pixels
+  // 0 .. block - 2 and the last one.
   for (uint32_t y = 0; y < height && width > 0; ++y) {
-    for (uint32_t x = 0; x < width && x + 1 < block; ++x) at(y * width + x);
-    at(y * width + width - 1);
+    for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
+      const uint32_t q = y * width + x;  // < the output's elements
+      const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
+      int64_t first = int64_t{back / width} * stride - pad;
+      first = first < 0 ? 0 : first > in_h ? in_h : first;
+      const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
+      if (end > start && end - start > need) need = end - start;
+    }
+  }
+  if (*above) {  // end-to-end distance -> start-to-start distance, never below 0
+    const int64_t rise = int64_t{need} + int64_t{in_h} * in_row - int64_t{height} * width * pixel;
+    need = rise > 0 ? static_cast<uint32_t>(rise) : 0;  // <= the input's bytes
   }
   *delta = need;
   return 0;

@@ -286,6 +286,30 @@ def test_wrong_folded_bias_rejected_by_host_tools(kernel, base):
         ember.Program(_bump_folded_bias(base, op)).runtime()  # what Program.run loads
 
 
+def test_in_place_plan_loads_and_its_distance_is_enforced():
+    """kws' smallest plan runs depthwise convolutions in place; the runtime's plan check accepts
+    it as compiled and rejects the output moved 16 bytes too close to its dying input."""
+    model, example_inputs, calibration = ZOO["kws"]()
+    ep = ember.quantize(model, tuple(example_inputs), calibration)
+    program = ember.lower(ep, "cortex-m55", plan="smallest")
+    data = bytes(program.data)
+    assert _ember.Runtime(data).status == "ok"
+    info = program.inspect()
+    buffers = {x["tensor"]: x for x in info["memory"]["buffers"]}
+    for op in info["ops"]:
+        src, dst = buffers.get(op["input_ids"][0]), buffers[op["output_ids"][0]]
+        if (op["kernel"] == "depthwise_conv2d_s8" and src
+                and dst["offset"] < src["offset"] < dst["offset"] + dst["bytes"]):
+            break
+    else:
+        pytest.fail("no in-place depthwise convolution in kws' smallest plan")
+    p = Patcher(data)
+    p.set(p.tensor(op["output_ids"][0]), "tensor", "offset", "<I", src["offset"] - 16)
+    rt = _ember.Runtime(bytes(p.buf))
+    assert (rt.status, rt.status_code) == CLASSES[11][1:], rt.message
+    assert "overlaps live tensor" in rt.message, rt.message
+
+
 QEMU_TARGET = "cortex-m55"
 
 
