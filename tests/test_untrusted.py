@@ -287,8 +287,9 @@ def test_wrong_folded_bias_rejected_by_host_tools(kernel, base):
 
 
 def test_in_place_plan_loads_and_its_distance_is_enforced():
-    """kws' smallest plan runs depthwise convolutions in place; the runtime's plan check accepts
-    it as compiled and rejects the output moved 16 bytes too close to its dying input."""
+    """kws' smallest plan runs its convolutions in place, depthwise ones bottom-up (above their
+    input) and pointwise ones top-down (below it); the runtime's plan check accepts the plan as
+    compiled and rejects each kind's output moved to 16 bytes from its dying input."""
     model, example_inputs, calibration = ZOO["kws"]()
     ep = ember.quantize(model, tuple(example_inputs), calibration)
     program = ember.lower(ep, "cortex-m55", plan="smallest")
@@ -296,18 +297,23 @@ def test_in_place_plan_loads_and_its_distance_is_enforced():
     assert _ember.Runtime(data).status == "ok"
     info = program.inspect()
     buffers = {x["tensor"]: x for x in info["memory"]["buffers"]}
+    seen = set()
     for op in info["ops"]:
         src, dst = buffers.get(op["input_ids"][0]), buffers[op["output_ids"][0]]
-        if (op["kernel"] == "depthwise_conv2d_s8" and src
-                and dst["offset"] < src["offset"] < dst["offset"] + dst["bytes"]):
-            break
-    else:
-        pytest.fail("no in-place depthwise convolution in kws' smallest plan")
-    p = Patcher(data)
-    p.set(p.tensor(op["output_ids"][0]), "tensor", "offset", "<I", src["offset"] - 16)
-    rt = _ember.Runtime(bytes(p.buf))
-    assert (rt.status, rt.status_code) == CLASSES[11][1:], rt.message
-    assert "overlaps live tensor" in rt.message, rt.message
+        if (op["kernel"] not in ("conv2d_s8", "depthwise_conv2d_s8") or not src
+                or not (dst["offset"] < src["offset"] + src["bytes"] and src["offset"] < dst["offset"] + dst["bytes"])):
+            continue
+        up = op["rows_bottom_up"]
+        assert up == (dst["offset"] > src["offset"])
+        if up in seen or dst["offset"] == 0:  # an offset of 0 is not stored, so it cannot be patched
+            continue
+        seen.add(up)
+        p = Patcher(data)
+        p.set(p.tensor(op["output_ids"][0]), "tensor", "offset", "<I", src["offset"] + (16 if up else -16))
+        rt = _ember.Runtime(bytes(p.buf))
+        assert (rt.status, rt.status_code) == CLASSES[11][1:], rt.message
+        assert f"{'bottom-up' if up else 'row-order'} in place needs it" in rt.message, rt.message
+    assert seen == {False, True}, "kws' smallest plan should run convolutions in place both ways"
 
 
 QEMU_TARGET = "cortex-m55"
