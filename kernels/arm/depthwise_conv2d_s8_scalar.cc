@@ -14,10 +14,11 @@
 //     bias would need input_zp * w added back for each).
 // Filters with more than kMaxListedTaps taps take a nested loop per pixel and channel.
 //
-// Tap loop per four channels: DSP 14 instructions (LDRD of the two offsets, two LDR, four
-// SXTB16, four SMLAxy, the end from the stack, compare, branch; border +2 SSUB16), Cortex-M3
-// 18 (LDRD, two ADD, eight LDRSB, four MLA, end, compare, branch; border +4 SUB). The end is
-// read from memory because the region loop around the asm leaves GCC no 13th register. GCC's own code for this loop spills and
+// Tap loop per four channels: DSP 13 instructions (LDRD of the two offsets, two LDR, four
+// SXTB16, four SMLAxy, compare, branch; border +2 SSUB16 +1 LDR), Cortex-M3 17 (LDRD, two ADD,
+// eight LDRSB, four MLA, compare, branch; border +4 SUB +1 LDR). Border windows read the loop
+// end from the stack: with input_zp in a register too, the region loop around the asm leaves
+// GCC no 13th register. GCC's own code for this loop spills and
 // recomputes addresses (about 24), so it is assembly on those cores and C elsewhere.
 
 #include "kernels/arm/tier.h"
@@ -78,31 +79,47 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
   const uint32_t zz = (static_cast<uint32_t>(zp) & 0xFFFFu) * 0x10001u;
   uint32_t xo, wo, xe, we;
   // Bytes (c0 c1 c2 c3): SXTB16 gives (c0, c2), with ROR #8 (c1, c3); SMLABB takes the low
-  // lanes, SMLATT the high ones.
-  asm volatile(
-      "1:\n\t"
-      "ldrd   %[xo], %[wo], [%[t]], #8\n\t"
-      "ldr    %[xo], [%[px], %[xo]]\n\t"
-      "ldr    %[wo], [%[pw], %[wo]]\n\t"
-      "sxtb16 %[xe], %[xo]\n\t"
-      "sxtb16 %[xo], %[xo], ror #8\n\t"
-      "sxtb16 %[we], %[wo]\n\t"
-      "sxtb16 %[wo], %[wo], ror #8\n\t"
-      ".if %c[border]\n\t"
-      "ssub16 %[xe], %[xe], %[zz]\n\t"
-      "ssub16 %[xo], %[xo], %[zz]\n\t"
-      ".endif\n\t"
-      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
-      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
-      "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"
-      "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
-      "ldr    %[xo], %[end]\n\t"
-      "cmp    %[t], %[xo]\n\t"
-      "bne    1b\n\t"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo), [wo] "=&r"(wo),
-        [xe] "=&r"(xe), [we] "=&r"(we)
-      : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz), [border] "i"(kBorder ? 1 : 0)
-      : "cc", "memory");
+  // lanes, SMLATT the high ones. Interior windows keep the end in a register; border windows
+  // need one for zz, so their end is read from the stack.
+#define EMBER_DW_LOAD                        \
+  "1:\n\t"                                  \
+  "ldrd   %[xo], %[wo], [%[t]], #8\n\t"     \
+  "ldr    %[xo], [%[px], %[xo]]\n\t"        \
+  "ldr    %[wo], [%[pw], %[wo]]\n\t"        \
+  "sxtb16 %[xe], %[xo]\n\t"                 \
+  "sxtb16 %[xo], %[xo], ror #8\n\t"         \
+  "sxtb16 %[we], %[wo]\n\t"                 \
+  "sxtb16 %[wo], %[wo], ror #8\n\t"
+#define EMBER_DW_MAC                         \
+  "smlabb %[a0], %[xe], %[we], %[a0]\n\t"   \
+  "smlatt %[a2], %[xe], %[we], %[a2]\n\t"   \
+  "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"   \
+  "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+  if constexpr (kBorder) {
+    asm volatile(EMBER_DW_LOAD
+                 "ssub16 %[xe], %[xe], %[zz]\n\t"
+                 "ssub16 %[xo], %[xo], %[zz]\n\t"
+                 EMBER_DW_MAC
+                 "ldr    %[xo], %[end]\n\t"
+                 "cmp    %[t], %[xo]\n\t"
+                 "bne    1b\n\t"
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo),
+                   [wo] "=&r"(wo), [xe] "=&r"(xe), [we] "=&r"(we)
+                 : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz)
+                 : "cc", "memory");
+  } else {
+    (void)zz;
+    asm volatile(EMBER_DW_LOAD
+                 EMBER_DW_MAC
+                 "cmp    %[t], %[end]\n\t"
+                 "bne    1b\n\t"
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo),
+                   [wo] "=&r"(wo), [xe] "=&r"(xe), [we] "=&r"(we)
+                 : [end] "r"(end), [px] "r"(px), [pw] "r"(pw)
+                 : "cc", "memory");
+  }
+#undef EMBER_DW_LOAD
+#undef EMBER_DW_MAC
   a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
 #elif defined(__ARM_ARCH_7M__)
@@ -113,29 +130,48 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
   const Tap* t = taps;
   const Tap* const end = taps + count;
   int32_t xp, wp, x, w;
-#define EMBER_DW_CH(j, acc)                     \
+#define EMBER_DW_CH(j, acc, sub)                \
   "ldrsb  %[x], [%[xp], #" #j "]\n\t"           \
   "ldrsb  %[w], [%[wp], #" #j "]\n\t"           \
-  ".if %c[border]\n\t"                          \
-  "sub    %[x], %[x], %[zp]\n\t"                \
-  ".endif\n\t"                                  \
+  sub                                           \
   "mla    %[" acc "], %[x], %[w], %[" acc "]\n\t"
-  asm volatile(
-      "1:\n\t"
-      "ldrd   %[xp], %[wp], [%[t]], #8\n\t"
-      "add    %[xp], %[xp], %[px]\n\t"
-      "add    %[wp], %[wp], %[pw]\n\t"
-      EMBER_DW_CH(0, "a0")
-      EMBER_DW_CH(1, "a1")
-      EMBER_DW_CH(2, "a2")
-      EMBER_DW_CH(3, "a3")
-      "ldr    %[x], %[end]\n\t"
-      "cmp    %[t], %[x]\n\t"
-      "bne    1b\n\t"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp), [wp] "=&r"(wp),
-        [x] "=&r"(x), [w] "=&r"(w)
-      : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp), [border] "i"(kBorder ? 1 : 0)
-      : "cc", "memory");
+#define EMBER_DW_HEAD                          \
+  "1:\n\t"                                    \
+  "ldrd   %[xp], %[wp], [%[t]], #8\n\t"       \
+  "add    %[xp], %[xp], %[px]\n\t"            \
+  "add    %[wp], %[wp], %[pw]\n\t"
+#define EMBER_DW_SUB "sub    %[x], %[x], %[zp]\n\t"
+  // Interior windows keep the end in a register; border windows need one for zp, so their
+  // end is read from the stack.
+  if constexpr (kBorder) {
+    asm volatile(EMBER_DW_HEAD
+                 EMBER_DW_CH(0, "a0", EMBER_DW_SUB)
+                 EMBER_DW_CH(1, "a1", EMBER_DW_SUB)
+                 EMBER_DW_CH(2, "a2", EMBER_DW_SUB)
+                 EMBER_DW_CH(3, "a3", EMBER_DW_SUB)
+                 "ldr    %[x], %[end]\n\t"
+                 "cmp    %[t], %[x]\n\t"
+                 "bne    1b\n\t"
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp),
+                   [wp] "=&r"(wp), [x] "=&r"(x), [w] "=&r"(w)
+                 : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp)
+                 : "cc", "memory");
+  } else {
+    (void)zp;
+    asm volatile(EMBER_DW_HEAD
+                 EMBER_DW_CH(0, "a0", "")
+                 EMBER_DW_CH(1, "a1", "")
+                 EMBER_DW_CH(2, "a2", "")
+                 EMBER_DW_CH(3, "a3", "")
+                 "cmp    %[t], %[end]\n\t"
+                 "bne    1b\n\t"
+                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp),
+                   [wp] "=&r"(wp), [x] "=&r"(x), [w] "=&r"(w)
+                 : [end] "r"(end), [px] "r"(px), [pw] "r"(pw)
+                 : "cc", "memory");
+  }
+#undef EMBER_DW_HEAD
+#undef EMBER_DW_SUB
 #undef EMBER_DW_CH
   a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
