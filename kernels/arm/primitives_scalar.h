@@ -54,6 +54,7 @@ struct ChannelRequant {
   int32_t multiplier;
   int32_t right;   // shift <= -1: n - 32 = -shift - 1 in [0, 30]; shift >= 0: -1
   int32_t left;    // shift >= 0: min(shift, 21); else 0
+  uint32_t low;    // shift <= -1: 2^right - 1, the high word's bits below the result
   int64_t round;   // 2^(n-1), or 2^30 for shift >= 0
 };
 
@@ -62,9 +63,11 @@ inline ChannelRequant channel_requant(int32_t multiplier, int32_t shift) {
   q.multiplier = multiplier;
   if (shift < 0) {
     q.right = -shift - 1, q.left = 0;
+    q.low = (uint32_t{1} << q.right) - 1u;
     q.round = int64_t{1} << (30 - shift);
   } else {
     q.right = -1, q.left = shift < 21 ? shift : 21;
+    q.low = 0;
     q.round = int64_t{1} << 30;
   }
   return q;
@@ -78,7 +81,7 @@ inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
     const uint32_t lo = static_cast<uint32_t>(v);
     const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(v) >> 32);
     r = hi >> q.right;
-    if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << q.right) - 1u)) == 0) r &= ~int32_t{1};
+    if (lo == 0 && (static_cast<uint32_t>(hi) & q.low) == 0) r &= ~int32_t{1};
   } else {
     const int32_t a = saturate_s10(acc) * (int32_t{1} << q.left);
     const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
