@@ -212,7 +212,7 @@ void group(const Ctx& k) {
 }
 
 // Bytes of the padded strip (stack) that small maps take instead of the border path.
-constexpr int32_t kStripBytes = 512;
+constexpr int32_t kStripBytes = 384;
 
 // The strip's width and height in pixels: every input column and row one output row's windows
 // touch, padding included.
