@@ -14,7 +14,9 @@
 // per 16 outputs. Interior pixels take every tap without bounds checks (an unrolled 3x3 for
 // dilation 1); border pixels use the same taps with a vector of input_zp in place of the
 // taps outside the input, which the folded bias (kernels/arm/fold.h) expects. A channel tail
-// is one zero-predicated group. Cortex-M55/M85.
+// is one zero-predicated group. Two special cases: small padded maps run every pixel through
+// the interior kernel on a zero-point-padded strip (group_strip), and 8-channel layers pack
+// two pixels per vector (group_packed). Cortex-M55/M85.
 
 #include "kernels/arm/tier.h"
 
