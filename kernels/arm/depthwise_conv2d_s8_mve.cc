@@ -14,11 +14,15 @@
 // per 16 outputs. Interior pixels take every tap without bounds checks (an unrolled 3x3 for
 // dilation 1); border pixels use the same taps with a vector of input_zp in place of the
 // taps outside the input, which the folded bias (kernels/arm/fold.h) expects. A channel tail
-// is one zero-predicated group. Cortex-M55/M85.
+// is one zero-predicated group. Two special cases: small padded maps run every pixel through
+// the interior kernel on a zero-point-padded strip (group_strip), and 8-channel layers pack
+// two pixels per vector (group_packed). Cortex-M55/M85.
 
 #include "kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
+
+#include <string.h>
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
 #include "kernels/arm/primitives_mve.h"
@@ -39,13 +43,15 @@ struct Group {
 
 constexpr int32_t kLaneChannel[4] = {0, 2, 1, 3};  // channel offset of accumulator q's lane 0
 
-void prepare(const DepthwiseS8& d, int32_t c0, int32_t count, Group* g) {
+// packed: the lanes hold two pixels of 8 channels (lane l is channel l % 8).
+void prepare(const DepthwiseS8& d, int32_t c0, int32_t count, Group* g, bool packed = false) {
   bool any_left = false, any_right = false;
   for (int32_t i = 0; i < count; ++i) (d.shift[c0 + i] >= 0 ? any_left : any_right) = true;
   g->mode = any_left && any_right ? Shifts::Mixed : (any_left ? Shifts::Left : Shifts::Right);
   for (int32_t q = 0; q < 4; ++q)
     for (int32_t j = 0; j < 4; ++j) {
-      const int32_t ch = 4 * j + kLaneChannel[q], slot = 4 * q + j;
+      const int32_t lane = 4 * j + kLaneChannel[q], slot = 4 * q + j;
+      const int32_t ch = packed ? lane % 8 : lane;
       const bool active = ch < count;
       // Inactive lanes: multiplier 0 gives 0 in every form; a shift in the form's range.
       g->bias[slot] = active ? d.bias[c0 + ch] : 0;
@@ -86,6 +92,8 @@ struct Ctx {
   mve_pred16_t pred;   // active channels (tail group)
   int8x16_t zp;        // input_zp in every lane
   int8x16_t act_min, act_max;
+  const int8_t* w;     // the group's first tap weights (interior), taps ws bytes apart
+  int32_t ws;
 };
 
 inline int32x4_t rescale(Shifts mode, int32x4_t acc, const int32_t* mult, const int32_t* shift) {
@@ -120,15 +128,15 @@ inline Acc start(const Group& g) {
 // copy per tail flag keeps the code small.
 template <bool kTail>
 __attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t step, int8_t* out, int32_t count,
-                                        size_t xs, size_t rs) {
+                                        size_t xs, size_t rs, size_t out_step) {
   const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
-  const int32_t cc = s.in_c;  // weight stride; xs and rs are the input's pixel and row strides
+  const int32_t cc = k.ws;  // weight stride; xs and rs are the input's pixel and row strides
   const mve_pred16_t p = k.pred;
   const bool three = s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && geo.dilation_w == 1;
-  for (int32_t i = 0; i < count; ++i, x += step, out += s.out_c) {
-    const int8_t* w = d.filter + k.c0;
+  for (int32_t i = 0; i < count; ++i, x += step, out += out_step) {
+    const int8_t* w = k.w;
     const int8_t* xr = x;
     Acc a = start(*k.g);
     if (three) {
@@ -199,7 +207,7 @@ void group(const Ctx& k) {
         const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * k.row + k.c0 +
                            static_cast<ptrdiff_t>(x * geo.stride_w - geo.pad_left) * s.in_c;
         interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
-                        x1 - x, static_cast<size_t>(s.in_c), k.row);
+                        x1 - x, static_cast<size_t>(s.in_c), k.row, static_cast<size_t>(s.out_c));
         x = x1;
       }
       for (; x < s.out_w; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
@@ -207,7 +215,7 @@ void group(const Ctx& k) {
 }
 
 // Bytes of the padded strip (stack) that small maps take instead of the border path.
-constexpr int32_t kStripBytes = 512;
+constexpr int32_t kStripBytes = 384;
 
 // The strip's width and height in pixels: every input column and row one output row's windows
 // touch, padding included.
@@ -250,7 +258,42 @@ void group_strip(const Ctx& k, int8_t* strip) {
         for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, k.zp);
       }
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
-      interior<kTail>(k, strip, static_cast<size_t>(geo.stride_w) * 16, out, s.out_w, 16, rs);
+      interior<kTail>(k, strip, static_cast<size_t>(geo.stride_w) * 16, out, s.out_w, 16, rs,
+                      static_cast<size_t>(s.out_c));
+    }
+}
+
+// Eight channels, stride 1 along x, dilation 1 along x: two neighbouring output pixels share
+// one vector (lanes 0-7 pixel x, lanes 8-15 pixel x + 1). A tap's 16 input bytes at pixel
+// (iy, ix) are then pixel ix's and ix + 1's channels, exactly the two windows' taps; the
+// weights are each tap's 8 bytes twice (wdup) and the group constants follow lane % 8. The
+// pairs wholly inside the input run the interior kernel on full vectors; the other pixels
+// take the one-pixel tail path (k1, 8 active lanes).
+void group_packed(const Ctx& kp, const Ctx& k1) {
+  const DepthwiseS8& d = *kp.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& geo = d.geometry;
+  for (int32_t n = 0; n < s.batches; ++n)
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      const int32_t iy0 = y * geo.stride_h - geo.pad_top;
+      const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
+      int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * 8;
+      if (!rows_inside) {
+        for (int32_t x = 0; x < s.out_w; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+        continue;
+      }
+      int32_t x0 = 0, x1 = 0;
+      depthwise_interior_x(s, geo, &x0, &x1);
+      for (int32_t x = 0; x < x0; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+      const int32_t pairs = (x1 - x0) / 2;
+      const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * kp.row +
+                         static_cast<ptrdiff_t>(x0 - geo.pad_left) * 8;
+      if (pairs > 0) interior<false>(kp, in, 16, out + static_cast<size_t>(x0) * 8, pairs, 8, kp.row, 16);
+      const int32_t xp = x0 + 2 * pairs;
+      if (xp < x1)
+        interior<true>(k1, in + static_cast<size_t>(2 * pairs) * 8, 8, out + static_cast<size_t>(xp) * 8, x1 - xp, 8,
+                       k1.row, 8);
+      for (int32_t x = x1; x < s.out_w; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
     }
 }
 
@@ -261,7 +304,8 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   Group g;
   Ctx k{&d, &g, 0, static_cast<size_t>(s.in_w) * s.in_c, 0xFFFF,
         vdupq_n_s8(static_cast<int8_t>(d.quant.input_zp)), vdupq_n_s8(static_cast<int8_t>(d.quant.act_min)),
-        vdupq_n_s8(static_cast<int8_t>(d.quant.act_max))};
+        vdupq_n_s8(static_cast<int8_t>(d.quant.act_max)), d.filter, s.in_c};
+  const int32_t taps = s.filter_h * s.filter_w;
   int32_t sw, sh;
   strip_size(s, d.geometry, &sw, &sh);
   // Only maps with padding gain: without it there are no border pixels.
@@ -271,10 +315,25 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
                       (s.out_h - 1) * d.geometry.stride_h - d.geometry.pad_top + sh > s.in_h;
   const bool use_strip = padded && static_cast<int64_t>(sw) * sh * 16 <= kStripBytes;
   alignas(16) int8_t strip[kStripBytes];
+  if (s.in_c == 8 && d.geometry.stride_w == 1 && d.geometry.dilation_w == 1 && taps * 16 <= kStripBytes) {
+    // The strip buffer holds the duplicated weights instead.
+    for (int32_t t = 0; t < taps; ++t) {
+      memcpy(strip + 16 * t, d.filter + 8 * t, 8);
+      memcpy(strip + 16 * t + 8, d.filter + 8 * t, 8);
+    }
+    Group gp;
+    prepare(d, 0, 8, &gp, true);
+    prepare(d, 0, 8, &g);
+    Ctx kp = k;
+    kp.g = &gp, kp.w = strip, kp.ws = 16;
+    k.pred = vctp8q(8);
+    group_packed(kp, k);
+    return;
+  }
   for (int32_t c0 = 0; c0 < s.in_c; c0 += 16) {
     const int32_t count = s.in_c - c0 < 16 ? s.in_c - c0 : 16;
     prepare(d, c0, count, &g);
-    k.c0 = c0;
+    k.c0 = c0, k.w = d.filter + c0;
     k.pred = count == 16 ? 0xFFFF : vctp8q(static_cast<uint32_t>(count));
     if (use_strip) count == 16 ? group_strip<false>(k, strip) : group_strip<true>(k, strip);
     else count == 16 ? group<false>(k) : group<true>(k);

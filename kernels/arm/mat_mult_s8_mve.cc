@@ -61,6 +61,144 @@ inline void dot_3x2(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
   acc[0] = a00, acc[1] = a01, acc[4] = a10, acc[5] = a11, acc[8] = a20, acc[9] = a21;
 }
 
+// A whole 3 x 4 block (n > 0), its results left in three vectors, row i's columns 0..3 in
+// r_i's lanes 0..3: a 3x2 pass over columns 0 and 2 (wa, wb), then over columns 1 and 3
+// (VMOV pairs lanes 0 with 2 and 1 with 3), whose weight pointers and the row pointers'
+// rewind (a pass advances them by 16 * ceil(n / 16)) come from memory operands into the
+// registers the first pass used.
+// Between and after the passes VMOV moves the accumulators into vector lanes two at a time,
+// so the block needs no stack tile and no pointer reloads in C. (VMOV Qd[2], Qd[0], Rt, Rt2
+// puts Rt in lane 0 and Rt2 in lane 2, as QEMU executes it and as later GCC's vcreateq
+// pattern orders it.)
+inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* const w[4], int32_t n,
+                    int32x4_t* r0, int32x4_t* r1, int32x4_t* r2) {
+  const int8_t* wa = w[0];
+  const int8_t* wb = w[2];
+  const int32_t back = (n + 15) & ~15;
+  int32_t a00 = n, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0;
+  int32x4_t v0, v1, v2;
+  __asm__(
+      "dlstp.8 lr, %[a00]\n"
+      "movs %[a00], #0\n"
+      "1:\n"
+      "vldrb.8 q0, [%[wa]], #16\n"
+      "vldrb.8 q1, [%[wb]], #16\n"
+      "vldrb.8 q2, [%[p0]], #16\n"
+      "vmladava.s8 %[a00], q2, q0\n"
+      "vmladava.s8 %[a01], q2, q1\n"
+      "vldrb.8 q2, [%[p1]], #16\n"
+      "vmladava.s8 %[a10], q2, q0\n"
+      "vmladava.s8 %[a11], q2, q1\n"
+      "vldrb.8 q2, [%[p2]], #16\n"
+      "vmladava.s8 %[a20], q2, q0\n"
+      "vmladava.s8 %[a21], q2, q1\n"
+      "letp lr, 1b\n"
+      "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
+      "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
+      "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
+      "ldr %[a00], %[back]\n"
+      "subs %[p0], %[p0], %[a00]\n"
+      "subs %[p1], %[p1], %[a00]\n"
+      "subs %[p2], %[p2], %[a00]\n"
+      "ldr %[wa], %[w1]\n"
+      "ldr %[wb], %[w3]\n"
+      "ldr %[a00], %[n]\n"
+      "dlstp.8 lr, %[a00]\n"
+      "movs %[a00], #0\n"
+      "movs %[a01], #0\n"
+      "movs %[a10], #0\n"
+      "movs %[a11], #0\n"
+      "movs %[a20], #0\n"
+      "movs %[a21], #0\n"
+      "2:\n"
+      "vldrb.8 q0, [%[wa]], #16\n"
+      "vldrb.8 q1, [%[wb]], #16\n"
+      "vldrb.8 q2, [%[p0]], #16\n"
+      "vmladava.s8 %[a00], q2, q0\n"
+      "vmladava.s8 %[a01], q2, q1\n"
+      "vldrb.8 q2, [%[p1]], #16\n"
+      "vmladava.s8 %[a10], q2, q0\n"
+      "vmladava.s8 %[a11], q2, q1\n"
+      "vldrb.8 q2, [%[p2]], #16\n"
+      "vmladava.s8 %[a20], q2, q0\n"
+      "vmladava.s8 %[a21], q2, q1\n"
+      "letp lr, 2b\n"
+      "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
+      "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
+      "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
+      : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
+        [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [wa] "+r"(wa), [wb] "+r"(wb),
+        [v0] "=&w"(v0), [v1] "=&w"(v1), [v2] "=&w"(v2)
+      : [n] "m"(n), [back] "m"(back), [w1] "m"(w[1]), [w3] "m"(w[3])
+      : "q0", "q1", "q2", "lr", "cc", "memory");
+  *r0 = v0, *r1 = v1, *r2 = v2;
+}
+
+// A whole 3 x 4 block when n % 16 == 0 (n > 0), its results left in three vectors, row i's
+// columns 0..3 in r_i's lanes 0..3. Two 3x2 passes: columns 0 and 2 first (wa, wb), whose
+// pointers then stand exactly at columns 1 and 3, since the weight rows are contiguous and a
+// pass advances each pointer by n; the row pointers step back by n. Between and after the
+// passes VMOV moves the accumulators into vector lanes two at a time, so the block needs no
+// stack tile and no pointer reloads. (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0 and Rt2 in
+// lane 2, as QEMU executes it and as later GCC's vcreateq pattern orders it.)
+inline void dot_3x4_aligned(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* wa, const int8_t* wb,
+                    int32_t n, int32x4_t* r0, int32x4_t* r1, int32x4_t* r2) {
+  int32_t a00 = n, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0;
+  int32x4_t v0, v1, v2;
+  __asm__(
+      "dlstp.8 lr, %[a00]\n"
+      "movs %[a00], #0\n"
+      "1:\n"
+      "vldrb.8 q0, [%[wa]], #16\n"
+      "vldrb.8 q1, [%[wb]], #16\n"
+      "vldrb.8 q2, [%[p0]], #16\n"
+      "vmladava.s8 %[a00], q2, q0\n"
+      "vmladava.s8 %[a01], q2, q1\n"
+      "vldrb.8 q2, [%[p1]], #16\n"
+      "vmladava.s8 %[a10], q2, q0\n"
+      "vmladava.s8 %[a11], q2, q1\n"
+      "vldrb.8 q2, [%[p2]], #16\n"
+      "vmladava.s8 %[a20], q2, q0\n"
+      "vmladava.s8 %[a21], q2, q1\n"
+      "letp lr, 1b\n"
+      "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
+      "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
+      "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
+      "ldr %[a00], %[n]\n"
+      "subs %[p0], %[p0], %[a00]\n"
+      "subs %[p1], %[p1], %[a00]\n"
+      "subs %[p2], %[p2], %[a00]\n"
+      "dlstp.8 lr, %[a00]\n"
+      "movs %[a00], #0\n"
+      "movs %[a01], #0\n"
+      "movs %[a10], #0\n"
+      "movs %[a11], #0\n"
+      "movs %[a20], #0\n"
+      "movs %[a21], #0\n"
+      "2:\n"
+      "vldrb.8 q0, [%[wa]], #16\n"
+      "vldrb.8 q1, [%[wb]], #16\n"
+      "vldrb.8 q2, [%[p0]], #16\n"
+      "vmladava.s8 %[a00], q2, q0\n"
+      "vmladava.s8 %[a01], q2, q1\n"
+      "vldrb.8 q2, [%[p1]], #16\n"
+      "vmladava.s8 %[a10], q2, q0\n"
+      "vmladava.s8 %[a11], q2, q1\n"
+      "vldrb.8 q2, [%[p2]], #16\n"
+      "vmladava.s8 %[a20], q2, q0\n"
+      "vmladava.s8 %[a21], q2, q1\n"
+      "letp lr, 2b\n"
+      "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
+      "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
+      "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
+      : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
+        [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [wa] "+r"(wa), [wb] "+r"(wb),
+        [v0] "=&w"(v0), [v1] "=&w"(v1), [v2] "=&w"(v2)
+      : [n] "m"(n)
+      : "q0", "q1", "q2", "lr", "cc", "memory");
+  *r0 = v0, *r1 = v1, *r2 = v2;
+}
+
 // acc[j] = sum_k p[k] * w_j[k] for columns j < 4. n > 0.
 inline void dot_1x4(const int8_t* p, const int8_t* w0, const int8_t* w1, const int8_t* w2, const int8_t* w3,
                     int32_t n, int32_t* acc) {
@@ -116,6 +254,41 @@ inline void store_row(const Columns& k, const int32_t* acc, int8_t* out) {
   const int32x4_t v = vminq_s32(vmaxq_s32(vqaddq_n_s32(r, k.zp), k.act_min), k.act_max);
   if (kFull) vstrbq_s32(out, v);
   else vstrbq_p_s32(out, v, k.pred);
+}
+
+// As store_row, for a row already in a vector.
+template <bool kRight>
+inline void store_vector(const Columns& k, int32x4_t acc, int8_t* out) {
+  const int32x4_t a = vaddq_s32(acc, k.bias);
+  const int32x4_t r = kRight ? requantize_mve(a, k.mult, k.shift) : requantize_mve_any(a, k.mult, k.shift);
+  vstrbq_s32(out, vminq_s32(vmaxq_s32(vqaddq_n_s32(r, k.zp), k.act_min), k.act_max));
+}
+
+// Four columns of every row: dot_3x4 blocks (dot_3x4_aligned when depth % 16 == 0, which
+// needs no pointer loads between its passes), then the last rows % 3.
+template <bool kRight, bool kAligned>
+__attribute__((noinline)) void column_group_full(const MatMultS8& m, int32_t col) {
+  const Columns k = columns(m, col, 4);
+  const size_t d = static_cast<size_t>(m.depth);
+  const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
+  const int8_t* const ws[4] = {w, w + d, w + 2 * d, w + 3 * d};
+  const size_t ls = static_cast<size_t>(m.lhs_stride), os = static_cast<size_t>(m.out_stride);
+  const int8_t* l = m.lhs;
+  int8_t* out = m.out + col;
+  int32_t r = 0;
+  for (; r + 3 <= m.rows; r += 3, l += 3 * ls, out += 3 * os) {
+    int32x4_t v0, v1, v2;
+    if (kAligned) dot_3x4_aligned(l, l + ls, l + 2 * ls, w, w + 2 * d, m.depth, &v0, &v1, &v2);
+    else dot_3x4(l, l + ls, l + 2 * ls, ws, m.depth, &v0, &v1, &v2);
+    store_vector<kRight>(k, v0, out);
+    store_vector<kRight>(k, v1, out + os);
+    store_vector<kRight>(k, v2, out + 2 * os);
+  }
+  alignas(16) int32_t acc[4];
+  for (; r < m.rows; ++r, l += ls, out += os) {
+    dot_1x4(l, w, w + d, w + 2 * d, w + 3 * d, m.depth, acc);
+    store_row<kRight, true>(k, acc, out);
+  }
 }
 
 // Columns [col, col + count) of every row. The columns' constants stay in registers across
@@ -254,8 +427,10 @@ void mat_mult_s8(const MatMultS8& m) {
     if (shallow) {
       if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
       else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
+    } else if (count == 4 && (m.depth & 15) == 0) {
+      right ? column_group_full<true, true>(m, col) : column_group_full<false, true>(m, col);
     } else if (count == 4) {
-      right ? column_group<true, true>(m, col, count) : column_group<false, true>(m, col, count);
+      right ? column_group_full<true, false>(m, col) : column_group_full<false, false>(m, col);
     } else {
       right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
     }
