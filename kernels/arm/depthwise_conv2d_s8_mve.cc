@@ -273,8 +273,9 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
   const DepthwiseS8& d = *kp.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
+      const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
       const int32_t iy0 = y * geo.stride_h - geo.pad_top;
       const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * 8;
