@@ -403,18 +403,8 @@ __attribute__((noinline)) void few_rows(const MatMultS8& m) {
     row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
 }
 
-}  // namespace
-
-void mat_mult_s8(const MatMultS8& m) {
-  if (m.rows <= 0 || m.cols <= 0) return;
-  if (m.depth <= 0) {
-    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
-    for (int32_t r = 0; r < m.rows; ++r)
-      for (int32_t c = 0; c < m.cols; ++c)
-        m.out[static_cast<size_t>(r) * m.out_stride + c] =
-            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-    return;
-  }
+// Every column group of m (the body of mat_mult_s8); fewer than 3 rows take few_rows.
+void column_groups(const MatMultS8& m) {
   if (m.rows < 3) {
     few_rows(m);
     return;
@@ -435,6 +425,38 @@ void mat_mult_s8(const MatMultS8& m) {
       right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
     }
   }
+}
+
+}  // namespace
+
+void mat_mult_s8(const MatMultS8& m) {
+  if (m.rows <= 0 || m.cols <= 0) return;
+  if (m.depth <= 0) {
+    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
+    for (int32_t r = 0; r < m.rows; ++r)
+      for (int32_t c = 0; c < m.cols; ++c)
+        m.out[static_cast<size_t>(r) * m.out_stride + c] =
+            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+    return;
+  }
+  // Written over its own input (a pointwise conv planned in place), the product must keep the
+  // row-streaming contract of conv2d_s8 (docs/memory.md: outputs in row-major blocks of at
+  // most 4 pixels): then it runs one 3-row block at a time, every column group per block.
+  const uintptr_t lhs_lo = reinterpret_cast<uintptr_t>(m.lhs);
+  const uintptr_t lhs_hi = lhs_lo + static_cast<size_t>(m.rows - 1) * m.lhs_stride + static_cast<size_t>(m.depth);
+  const uintptr_t out_lo = reinterpret_cast<uintptr_t>(m.out);
+  const uintptr_t out_hi = out_lo + static_cast<size_t>(m.rows - 1) * m.out_stride + static_cast<size_t>(m.cols);
+  if (m.rows > 3 && lhs_lo < out_hi && out_lo < lhs_hi) {
+    MatMultS8 part = m;
+    for (int32_t r = 0; r < m.rows; r += 3) {
+      part.lhs = m.lhs + static_cast<size_t>(r) * m.lhs_stride;
+      part.out = m.out + static_cast<size_t>(r) * m.out_stride;
+      part.rows = m.rows - r < 3 ? m.rows - r : 3;
+      column_groups(part);
+    }
+    return;
+  }
+  column_groups(m);
 }
 
 }  // namespace ember::kernels::arm
