@@ -10,7 +10,8 @@
 // Two such passes give a 3 x 4 block; its accumulators go through a 48-byte stack tile so
 // that each row's four columns requantize as one vector with the columns' bias, multipliers
 // and shifts and leave with one four-byte store. Column groups of four are the outer loop,
-// so those constants are loaded once per group, not per block. The last rows % 3 rows take
+// so those constants are loaded once per group, not per block (unless the output overlaps
+// the input: see mat_mult_s8). The last rows % 3 rows take
 // one row x four columns per pass (one VLDRB of the row, four of the weights, four
 // VMLADAVA). A column tail (cols % 4) repeats the last valid weight row in the unused slots
 // and stores only the valid lanes. Two special shapes:
