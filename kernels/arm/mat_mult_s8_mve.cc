@@ -10,7 +10,8 @@
 // Two such passes give a 3 x 4 block; its accumulators go through a 48-byte stack tile so
 // that each row's four columns requantize as one vector with the columns' bias, multipliers
 // and shifts and leave with one four-byte store. Column groups of four are the outer loop,
-// so those constants are loaded once per group, not per block. The last rows % 3 rows take
+// so those constants are loaded once per group, not per block (unless the output overlaps
+// the input: see mat_mult_s8). The last rows % 3 rows take
 // one row x four columns per pass (one VLDRB of the row, four of the weights, four
 // VMLADAVA). A column tail (cols % 4) repeats the last valid weight row in the unused slots
 // and stores only the valid lanes. Two special shapes:
@@ -403,18 +404,8 @@ __attribute__((noinline)) void few_rows(const MatMultS8& m) {
     row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
 }
 
-}  // namespace
-
-void mat_mult_s8(const MatMultS8& m) {
-  if (m.rows <= 0 || m.cols <= 0) return;
-  if (m.depth <= 0) {
-    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
-    for (int32_t r = 0; r < m.rows; ++r)
-      for (int32_t c = 0; c < m.cols; ++c)
-        m.out[static_cast<size_t>(r) * m.out_stride + c] =
-            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-    return;
-  }
+// Every column group of m (the body of mat_mult_s8); fewer than 3 rows take few_rows.
+void column_groups(const MatMultS8& m) {
   if (m.rows < 3) {
     few_rows(m);
     return;
@@ -435,6 +426,21 @@ void mat_mult_s8(const MatMultS8& m) {
       right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
     }
   }
+}
+
+}  // namespace
+
+void mat_mult_s8(const MatMultS8& m) {
+  if (m.rows <= 0 || m.cols <= 0) return;
+  if (m.depth <= 0) {
+    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
+    for (int32_t r = 0; r < m.rows; ++r)
+      for (int32_t c = 0; c < m.cols; ++c)
+        m.out[static_cast<size_t>(r) * m.out_stride + c] =
+            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+    return;
+  }
+  column_groups(m);
 }
 
 }  // namespace ember::kernels::arm
