@@ -6,16 +6,23 @@
 // contract (SECURITY.md): whatever the loader accepts, every kernel runs without a sanitizer
 // report; whatever it rejects, it rejects with a Status and no report.
 //
+// Differential: on every input it also runs the runtime's table-driven structure check
+// (runtime/program_structure.cc) and the flatbuffers-generated verifier it replaced
+// (runtime/program_structure_reference.h), and aborts when one accepts what the other rejects.
+//
 // Built by fuzz/CMakeLists.txt (64-bit and -m32) and run by tools/fuzz.sh.
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels/kernel_table.h"
 #include "runtime/executor.h"
 #include "runtime/program.h"
+#include "runtime/program_structure.h"
+#include "runtime/program_structure_reference.h"
 
 namespace {
 
@@ -48,6 +55,12 @@ uint8_t* aligned_block(size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint8_t* file = aligned_block(size);
   if (size != 0) memcpy(file, data, size);
+
+  if (ember::rt::internal::check_structure(Span<const uint8_t>(file, size)) !=
+      ember::rt::testing::reference_structure_ok(file, size)) {
+    fprintf(stderr, "program_fuzzer: structure check and flatbuffers::Verifier disagree\n");
+    abort();
+  }
 
   Program program;
   const Status status =

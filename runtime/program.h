@@ -31,8 +31,9 @@ inline constexpr uint32_t kSchemaVersion = 1;
 inline constexpr size_t kMaxRegions = 4;
 /// Alignment of the file, its constant data, each constant and each region base.
 inline constexpr size_t kDataAlignment = 16;
-/// flatbuffers::Verifier limits. Nesting in this schema is at most 4 deep; 16 leaves room for
-/// additions while bounding the verifier's recursion on a small stack.
+/// Structure limits, those of flatbuffers::Verifier as the runtime configured it before its own
+/// check (program_structure.cc) replaced it. The schema nests tables 3 deep (checked at compile
+/// time against this limit); the table count bounds the check's work.
 inline constexpr uint32_t kVerifierMaxDepth = 16;
 inline constexpr uint32_t kVerifierMaxTables = 100000;
 /// Tensors and ops a program may hold (bounds the verifier's work; the zoo's largest model

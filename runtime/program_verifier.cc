@@ -2,8 +2,9 @@
 //
 // Checks run in the order of docs/runtime.md, cheapest and most basic first, so the Status
 // names the most fundamental problem: a truncated file is reported as Truncated even though
-// its structure is also broken. After flatbuffers::Verifier every offset, vector and string is
-// inside the file; everything after it checks what the fields mean.
+// its structure is also broken. After the structure check (program_structure.cc, which accepts
+// what flatbuffers::Verifier accepts) every offset, vector and string is inside the file;
+// everything after it checks what the fields mean.
 
 #include "runtime/program_verifier.h"
 
@@ -13,6 +14,7 @@
 #include "runtime/log.h"
 #include "runtime/op_signatures.h"
 #include "runtime/program.h"
+#include "runtime/program_structure.h"
 #include "schema/program_generated.h"
 
 // Vectors of int32/float are handed to kernels in place, which needs the file's byte order.
@@ -30,7 +32,7 @@ bool add_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_add_over
 
 uint32_t u32(size_t n) { return static_cast<uint32_t>(n); }
 
-// The tensor's name for messages ("" when absent); flatbuffers::Verifier has checked it is a
+// The tensor's name for messages ("" when absent); the structure check has checked it is a
 // NUL-terminated string inside the file.
 const char* name_of(const fbs::Tensor& t) { return t.name() ? t.name()->c_str() : ""; }
 
@@ -46,53 +48,10 @@ struct Limits {
   uint32_t constants_size;
 };
 
-uint32_t load_u32(const uint8_t* p) {  // any alignment (Cortex-M0 faults on unaligned ldr)
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// flatbuffers::Verifier::VerifyVectorOfTables forms each element's pointer (element address +
-// stored offset) before range-checking it. With a 32-bit address space that sum can wrap, which
-// is undefined behaviour (found by the i386 fuzz build). So, before the flatbuffers verifier
-// runs, this checks in integer arithmetic that every element of the root's vectors of tables
-// (tensors, ops, regions: the schema's only vectors of tables) points inside the file. Sizes
-// are below 2^31 (checked by the caller), so no sum here wraps a size_t.
-bool table_vectors_in_file(Span<const uint8_t> file, uint32_t root) {
-  const uint8_t* f = file.data();
-  const size_t size = file.size();
-  const int32_t soffset = static_cast<int32_t>(load_u32(f + root));
-  const int64_t vtable = int64_t{root} - soffset;
-  if (vtable < 0 || vtable + 4 > static_cast<int64_t>(size)) return false;
-  const uint8_t* vt = f + vtable;
-  const size_t vt_size = static_cast<size_t>(vt[0] | (vt[1] << 8));
-  if (vt_size < 4 || static_cast<size_t>(vtable) + vt_size > size) return false;
-  constexpr uint32_t kFields[] = {1, 2, 5};  // Program.tensors, ops, regions (schema order)
-  for (uint32_t field : kFields) {
-    const size_t entry = 4 + 2 * field;
-    if (entry + 2 > vt_size) continue;  // field absent
-    const size_t field_off = static_cast<size_t>(vt[entry] | (vt[entry + 1] << 8));
-    if (field_off == 0) continue;
-    const size_t at = root + field_off;
-    if (at > size - 4) return false;
-    const uint32_t rel = load_u32(f + at);
-    if (rel == 0 || rel > size - 4 - at) return false;
-    const size_t vec = at + rel;
-    const uint32_t n = load_u32(f + vec);
-    if (n > (size - 4 - vec) / 4) return false;
-    for (uint32_t i = 0; i < n; ++i) {
-      const size_t elem = vec + 4 + 4 * size_t{i};
-      const uint32_t off = load_u32(f + elem);
-      if (off == 0 || off >= size - elem) return false;
-    }
-  }
-  return true;
-}
-
 Status check_header(Span<const uint8_t> file) {
   EMBER_CHECK_OR_RETURN(file.data() != nullptr && file.size() >= 8, Status::Truncated,
                         "program: %" PRIu32 " bytes, a header needs 8", u32(file.size()));
-  EMBER_CHECK_OR_RETURN(fbs::ProgramBufferHasIdentifier(file.data()), Status::BadIdentity,
+  EMBER_CHECK_OR_RETURN(has_program_identifier(file.data()), Status::BadIdentity,
                         "program: file identifier is not \"%s\"", fbs::ProgramIdentifier());
   EMBER_CHECK_OR_RETURN(reinterpret_cast<uintptr_t>(file.data()) % kDataAlignment == 0,
                         Status::Misaligned, "program: file not %" PRIu32 "-byte aligned",
@@ -101,25 +60,15 @@ Status check_header(Span<const uint8_t> file) {
   EMBER_CHECK_OR_RETURN(root <= file.size() - 4, Status::Truncated,
                         "program: root table at %" PRIu32 " past the end (%" PRIu32 " bytes)",
                         root, u32(file.size()));
-  // flatbuffers::Verifier asserts (rather than fails) above this size.
-  EMBER_CHECK_OR_RETURN(file.size() < FLATBUFFERS_MAX_BUFFER_SIZE, Status::BadStructure,
-                        "program: file larger than a flatbuffer can be");
-  flatbuffers::Verifier::Options options;
-  options.max_depth = kVerifierMaxDepth;
-  options.max_tables = kVerifierMaxTables;
-  options.check_alignment = true;
-  EMBER_CHECK_OR_RETURN(table_vectors_in_file(file, root), Status::BadStructure,
-                        "program: a tensor, op or region offset points outside the file");
-  flatbuffers::Verifier verifier(file.data(), file.size(), options);
-  EMBER_CHECK_OR_RETURN(fbs::VerifyProgramBuffer(verifier), Status::BadStructure,
-                        "program: flatbuffers verification failed");
+  EMBER_CHECK_OR_RETURN(check_structure(file), Status::BadStructure,
+                        "program: flatbuffers structure check failed");
   return Status::Ok;
 }
 
-// Positive, finite and non-zero, tested on the bits: the core does no float arithmetic.
-bool valid_scale_bits(uint32_t bits) {
-  return (bits >> 31) == 0 && ((bits >> 23) & 0xFFu) != 0xFFu && bits != 0;
-}
+// Positive, finite and non-zero, tested on the bits (the core does no float arithmetic): sign
+// 0, exponent below 0xFF, not +0. These are exactly the bit patterns 1 .. 0x7F7FFFFF, so one
+// unsigned comparison does it.
+bool valid_scale_bits(uint32_t bits) { return bits - 1u < 0x7F7FFFFFu; }
 
 Status check_quantization(uint32_t index, const fbs::Tensor& t) {
   const fbs::Quantization* q = t.quant();
@@ -278,7 +227,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
                           index, t);
     // The same tensor (or a view of it) as input and output of one op: kernels read their
     // inputs while writing, so this is never a valid signature (in-place execution uses two
-    // tensors planned at the same bytes, which check_plan allows only where marked).
+    // tensors planned at the same bytes, which check_graph_and_plan allows only where marked).
     for (uint32_t j = 0; j < ni; ++j) {
       const int32_t in = op.inputs()->Get(j);
       const int32_t root = in < 0 ? in : p.tensors()->Get(static_cast<uint32_t>(in))->view_of();
@@ -309,57 +258,6 @@ Status check_io(const flatbuffers::Vector<int32_t>& list, const fbs::Program& p,
   return Status::Ok;
 }
 
-// Walks the ops in order, tracking which tensor indices hold a value. The set lives in a
-// fixed bitmap on the stack, one chunk of tensor indices per pass: no heap, bounded stack,
-// and a single pass for models with up to kChunk tensors. Tracking is per tensor index, not
-// per address: two tensors planned at the same bytes are still distinct values.
-Status check_graph(const fbs::Program& p) {
-  constexpr uint32_t kChunk = 1024;
-  const uint32_t nt = p.tensors()->size();
-  auto root = [&](int32_t t) {  // a view holds a value when its source does (verified above)
-    if (t < 0) return t;
-    const int32_t v = p.tensors()->Get(static_cast<uint32_t>(t))->view_of();
-    return v >= 0 ? v : t;
-  };
-  for (uint32_t base = 0; base < nt; base += kChunk) {
-    uint32_t written[kChunk / 32] = {};
-    auto in_chunk = [&](int32_t t) {
-      return t >= 0 && static_cast<uint32_t>(t) >= base && static_cast<uint32_t>(t) - base < kChunk;
-    };
-    auto bit = [&](int32_t t) { return static_cast<uint32_t>(t) - base; };
-    for (int32_t t : *p.inputs())
-      if (in_chunk(t)) written[bit(t) / 32] |= 1u << (bit(t) % 32);
-    for (uint32_t o = 0; o < p.ops()->size(); ++o) {
-      const fbs::Op& op = *p.ops()->Get(o);
-      for (int32_t input : *op.inputs()) {
-        const int32_t t = root(input);
-        if (!in_chunk(t)) continue;
-        if (p.tensors()->Get(static_cast<uint32_t>(t))->storage() != fbs::Storage::Arena)
-          continue;
-        EMBER_CHECK_OR_RETURN((written[bit(t) / 32] >> (bit(t) % 32)) & 1u, Status::BadGraph,
-                              "op %" PRIu32 ": reads tensor %" PRId32 " before any op writes it",
-                              o, t);
-      }
-      for (int32_t t : *op.outputs()) {
-        if (!in_chunk(t)) continue;
-        // One writer per tensor (program inputs are written by the caller): lifetimes, and
-        // with them the plan check, are then one interval per tensor.
-        EMBER_CHECK_OR_RETURN(!((written[bit(t) / 32] >> (bit(t) % 32)) & 1u), Status::BadGraph,
-                              "op %" PRIu32 ": writes tensor %" PRId32 ", already written", o, t);
-        written[bit(t) / 32] |= 1u << (bit(t) % 32);
-      }
-    }
-    for (int32_t output : *p.outputs()) {
-      const int32_t t = root(output);
-      if (!in_chunk(t)) continue;
-      EMBER_CHECK_OR_RETURN((written[bit(t) / 32] >> (bit(t) % 32)) & 1u, Status::BadGraph,
-                            "program output tensor %" PRId32 " is never written", t);
-    }
-  }
-  return Status::Ok;
-}
-
-
 // The arena tensor whose bytes `t` uses: itself, or the source of a view (verified: one level).
 int32_t buffer_of(const fbs::Program& p, int32_t t) {
   if (t < 0) return t;
@@ -387,152 +285,238 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 //  - row-streaming kernels (conv2d_s8, depthwise_conv2d_s8, max/avg_pool2d_s8), batch 1, NHWC:
 //    output row r is written after reading input rows from max(0, r * stride - pad_top) on,
 //    conv2d_s8 may finish 4 output pixels as one block, the others 1: output pixel q must end
-//    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def).
-// Operand counts and ints were checked against the kernel's signature before this runs.
-int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta) {
+//    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def);
+//  - conv2d_s8 and depthwise_conv2d_s8 with rows_bottom_up: the same rule mirrored (rows
+//    last-first, output over the input's upper end). Read from the ends, pixel q counted from
+//    the last and rows from the bottom, it is the top-down rule with the bottom padding in
+//    place of pad_top, giving how far the output's end must lie above the input's end; *above
+//    is set and *delta is then how far above the input's start the output must start.
+// Operand counts and ints were checked against the kernel's signature before this runs. Only
+// called for an output that overlaps a live buffer, so it costs nothing on a plan without
+// in-place ops. Byte counts are 32-bit: each is at most a verified tensor's size.
+// Each kernel's in-place rule, by kernel id: none, elementwise over input 0 (unary) or input 0
+// or 1 (binary), or row-streaming (conv2d_s8 with blocks of 4 pixels, depthwise, pools).
+enum InPlaceRule : uint8_t { kNoInPlace, kUnary, kBinary, kConvRows, kDepthwiseRows, kPoolRows };
+struct InPlaceRules {
+  uint8_t rule[kNumKnownKernels];
+};
+constexpr InPlaceRules make_in_place_rules() {
+  InPlaceRules r{};
+  for (KernelId id : {KernelId::add_s8, KernelId::mul_s8, KernelId::add_f32, KernelId::sub_f32,
+                      KernelId::mul_f32, KernelId::div_f32, KernelId::minimum_f32,
+                      KernelId::maximum_f32, KernelId::pow_f32})
+    r.rule[static_cast<size_t>(id)] = kBinary;
+  for (KernelId id : {KernelId::lut_s8, KernelId::requantize_s8, KernelId::quantize_s8,
+                      KernelId::neg_f32, KernelId::abs_f32, KernelId::exp_f32, KernelId::log_f32,
+                      KernelId::sqrt_f32, KernelId::rsqrt_f32, KernelId::sigmoid_f32,
+                      KernelId::tanh_f32})
+    r.rule[static_cast<size_t>(id)] = kUnary;
+  r.rule[static_cast<size_t>(KernelId::conv2d_s8)] = kConvRows;
+  r.rule[static_cast<size_t>(KernelId::depthwise_conv2d_s8)] = kDepthwiseRows;
+  r.rule[static_cast<size_t>(KernelId::max_pool2d_s8)] = kPoolRows;
+  r.rule[static_cast<size_t>(KernelId::avg_pool2d_s8)] = kPoolRows;
+  return r;
+}
+constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
+
+// Input i of `op` when it is an arena tensor whose bytes overlap those of `o`, else nullptr.
+const fbs::Tensor* overlapping_input(const fbs::Program& p, const fbs::Op& op, const fbs::Tensor& o,
+                                     uint32_t i) {
+  if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
+  const int32_t index = op.inputs()->Get(i);
+  const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(index));
+  const fbs::Tensor& bytes = *p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, index)));
+  return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
+}
+
+int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta,
+                       bool* above) {
   *delta = 0;
-  if (out != 0) return -1;  // the result; a second output (scratch) never overlaps an input
-  const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
-  auto operand = [&](uint32_t i) -> const fbs::Tensor* {
-    if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
-    const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(i)));
-    return t->storage() == fbs::Storage::Arena ? t : nullptr;
-  };
-  auto overlaps_out = [&](uint32_t i) {
-    const int32_t b = buffer_of(p, op.inputs()->Get(i));
-    return bytes_overlap(o, *p.tensors()->Get(static_cast<uint32_t>(b)));
-  };
-  auto elementwise = [&](uint32_t i) {
-    const fbs::Tensor* t = operand(i);
-    if (t == nullptr || !overlaps_out(i) || t->shape()->size() != o.shape()->size() ||
-        dtype_bytes(static_cast<DType>(o.dtype())) > dtype_bytes(static_cast<DType>(t->dtype())))
-      return false;
-    for (uint32_t d = 0; d < o.shape()->size(); ++d)
-      if (t->shape()->Get(d) != o.shape()->Get(d)) return false;
-    return true;
-  };
-  int stride_at = -1, pad_at = -1;
-  switch (static_cast<KernelId>(op.kernel())) {
-    case KernelId::add_s8: case KernelId::mul_s8: case KernelId::add_f32: case KernelId::sub_f32:
-    case KernelId::mul_f32: case KernelId::div_f32: case KernelId::minimum_f32:
-    case KernelId::maximum_f32: case KernelId::pow_f32:
-      return elementwise(0) ? 0 : elementwise(1) ? 1 : -1;
-    case KernelId::lut_s8: case KernelId::requantize_s8: case KernelId::quantize_s8:
-    case KernelId::neg_f32: case KernelId::abs_f32: case KernelId::exp_f32: case KernelId::log_f32:
-    case KernelId::sqrt_f32: case KernelId::rsqrt_f32: case KernelId::sigmoid_f32:
-    case KernelId::tanh_f32:
-      return elementwise(0) ? 0 : -1;
-    case KernelId::conv2d_s8: case KernelId::depthwise_conv2d_s8: stride_at = 0, pad_at = 2; break;
-    case KernelId::max_pool2d_s8: case KernelId::avg_pool2d_s8: stride_at = 2, pad_at = 4; break;
-    default: return -1;
-  }
-  const fbs::Tensor* in = operand(0);
-  if (in == nullptr || !overlaps_out(0) || op.ints() == nullptr ||
-      op.ints()->size() <= static_cast<uint32_t>(pad_at))
+  *above = op.rows_bottom_up();
+  const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
+  // Only the result (output 0) may run in place; a second output (scratch) never overlaps.
+  // Only conv2d_s8 and depthwise_conv2d_s8 run rows last-first: the flag on any other op
+  // allows no overlap at all.
+  if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
     return -1;
-  const flatbuffers::Vector<int32_t>& is = *in->shape();
+  const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   const flatbuffers::Vector<int32_t>& os = *o.shape();
-  const int64_t stride = op.ints()->Get(static_cast<uint32_t>(stride_at));
-  const int64_t pad = op.ints()->Get(static_cast<uint32_t>(pad_at));
+  const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
+  if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
+    for (uint32_t i = 0; i < rule; ++i) {
+      const fbs::Tensor* t = overlapping_input(p, op, o, i);
+      if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
+          t->shape()->size() != os.size())
+        continue;
+      uint32_t d = 0;
+      while (d < os.size() && t->shape()->Get(d) == os.Get(d)) ++d;
+      if (d == os.size()) return static_cast<int32_t>(i);
+    }
+    return -1;
+  }
+  // ints: conv and depthwise {stride_h, stride_w, pad_top, pad_left, dilation_h, ...}; pools
+  // {kh, kw, stride_h, stride_w, pad_top, ...}.
+  const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
+  const fbs::Tensor* in = overlapping_input(p, op, o, 0);
+  if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
+  const flatbuffers::Vector<int32_t>& is = *in->shape();
+  const int32_t stride = op.ints()->Get(stride_at);
+  int64_t pad = op.ints()->Get(stride_at + 2);
   if (is.size() != 4 || os.size() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
       pad < 0 || in->dtype() != o.dtype())
     return -1;
-  const int64_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
-  const int64_t in_row = int64_t{is.Get(2)} * is.Get(3) * elem;
-  const int64_t pixel = int64_t{os.Get(3)} * elem, width = os.Get(2);
-  const int64_t block = static_cast<KernelId>(op.kernel()) == KernelId::conv2d_s8 ? 4 : 1;
-  int64_t need = 0;
-  auto at = [&](int64_t q) {  // pixel q is written while pixels from q - block + 1 read on
-    const int64_t back = q - block + 1 < 0 ? 0 : q - block + 1;
-    int64_t first = (back / width) * stride - pad;
-    first = first < 0 ? 0 : first > is.Get(1) ? is.Get(1) : first;
-    const int64_t d = (q + 1) * pixel - first * in_row;
-    need = d > need ? d : need;
-  };
-  for (int64_t y = 0; y < os.Get(1) && width > 0; ++y) {
-    for (int64_t x = 0; x < width && x < block - 1; ++x) at(y * width + x);
-    at(y * width + width - 1);
+  const uint32_t in_h = static_cast<uint32_t>(is.Get(1));
+  const uint32_t in_row = static_cast<uint32_t>(is.Get(2)) * static_cast<uint32_t>(is.Get(3)) * elem;
+  const uint32_t pixel = static_cast<uint32_t>(os.Get(3)) * elem;
+  const uint32_t width = static_cast<uint32_t>(os.Get(2)), height = static_cast<uint32_t>(os.Get(1));
+  if (*above) {
+    // The bottom padding, from the window's height: the filter (input 1, OHWI or 1HWC; its
+    // rank is the kernel's check) and dilation_h (ints[4]). 64-bit: hostile ints may be large;
+    // it may be negative (rows below the last window are never read).
+    const int32_t f = op.inputs()->size() > 1 ? op.inputs()->Get(1) : -1;
+    const flatbuffers::Vector<int32_t>* fs = f >= 0 ? p.tensors()->Get(static_cast<uint32_t>(f))->shape() : nullptr;
+    if (fs == nullptr || fs->size() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
+    pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->Get(1) - 1) + 1 - in_h - pad;
   }
-  *delta = static_cast<uint32_t>(need);  // <= the output's byte size, a uint32
+  uint32_t need = 0;
+  // Within a row the first input row read is fixed, so its last pixel needs the most; its first
+  // block - 1 pixels may finish a block that began in the row above. So per row: pixels
+  // 0 .. block - 2 and the last one.
+  for (uint32_t y = 0; y < height && width > 0; ++y) {
+    for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
+      const uint32_t q = y * width + x;  // < the output's elements
+      const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
+      int64_t first = int64_t{back / width} * stride - pad;
+      first = first < 0 ? 0 : first > in_h ? in_h : first;
+      const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
+      if (end > start && end - start > need) need = end - start;
+    }
+  }
+  if (*above) {  // end-to-end distance -> start-to-start distance, never below 0
+    const int64_t rise = int64_t{need} + int64_t{in_h} * in_row - int64_t{height} * width * pixel;
+    need = rise > 0 ? static_cast<uint32_t>(rise) : 0;  // <= the input's bytes
+  }
+  *delta = need;
   return 0;
 }
 
-// Placement: two arena buffers that are live at the same time must not share a byte. A
-// buffer's lifetime runs from its definition (-1 for a program input, else the op writing it)
-// to its last use (the last op reading it or a view of it; num_ops for a program output), both
-// inclusive: an op's inputs and outputs are live together while it runs. Any two intersecting
-// lifetimes contain the definition time of the later-defined buffer, so it suffices to check
-// each definition against every buffer live at that time. Lifetimes are kept for one chunk of
-// kPlanChunk buffers at a time on the stack (256 bytes; one pass over the ops per chunk).
-Status check_plan(const fbs::Program& p) {
-  constexpr uint32_t kPlanChunk = 32;
-  constexpr int32_t kNever = INT32_MAX;
-  const uint32_t nt = p.tensors()->size();
-  const uint32_t nops = p.ops()->size();
-  for (uint32_t base = 0; base < nt; base += kPlanChunk) {
-    const uint32_t n = nt - base < kPlanChunk ? nt - base : kPlanChunk;
-    int32_t first[kPlanChunk], last[kPlanChunk];
-    for (uint32_t c = 0; c < n; ++c) {
-      first[c] = kNever;
-      last[c] = -2;
-    }
-    auto slot = [&](int32_t t) -> int32_t {
-      return t >= 0 && static_cast<uint32_t>(t) >= base && static_cast<uint32_t>(t) - base < n
-                 ? static_cast<int32_t>(static_cast<uint32_t>(t) - base)
-                 : -1;
-    };
-    auto use = [&](int32_t t, int32_t time) {
-      const int32_t c = slot(buffer_of(p, t));
-      if (c >= 0 && time > last[c]) last[c] = time;
-    };
-    auto define = [&](int32_t t, int32_t time) {
-      const int32_t c = slot(t);
-      if (c >= 0 && time < first[c]) first[c] = time;
-      use(t, time);
-    };
-    for (int32_t t : *p.inputs()) define(buffer_of(p, t), -1);
-    for (uint32_t o = 0; o < nops; ++o) {
-      const fbs::Op& op = *p.ops()->Get(o);
-      for (int32_t t : *op.inputs()) use(t, static_cast<int32_t>(o));
-      for (int32_t t : *op.outputs()) define(t, static_cast<int32_t>(o));
-    }
-    for (int32_t t : *p.outputs()) use(t, static_cast<int32_t>(nops));
+// Definition and last use of each tensor of [base, base + n) (times: -1 for a program input, the
+// op's index, num_ops for a program output), from one pass over the ops. With `graph` it also
+// checks the op order (docs/runtime.md rows 29, 29a, 30), tracked per tensor index, not per
+// address: two tensors planned at the same bytes are still distinct values.
+constexpr int16_t kNever = INT16_MAX;  // > kMaxOps
+static_assert(kMaxOps < kNever, "op times must fit in int16_t");
 
-    // Checks buffer `b`, defined at `time` by op `op` (nullptr: a program input), against the
-    // chunk's buffers live then.
-    auto check_against_chunk = [&](int32_t b, int32_t time, const fbs::Op* op,
-                                   uint32_t out) -> Status {
-      const fbs::Tensor& tb = *p.tensors()->Get(static_cast<uint32_t>(b));
-      uint32_t delta = 0;
-      const int32_t in_place = op ? in_place_input(p, *op, out, &delta) : -1;
-      const int32_t exempt = in_place >= 0 ? buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(in_place))) : -1;
-      for (uint32_t c = 0; c < n; ++c) {
-        const int32_t t = static_cast<int32_t>(base + c);
-        if (t == b || first[c] > time || last[c] < time) continue;
-        const fbs::Tensor& tt = *p.tensors()->Get(base + c);
-        if (t == exempt && last[c] == time) {  // in place over an input that dies here
-          EMBER_CHECK_OR_RETURN(uint64_t{tb.offset()} + delta <= tt.offset(), Status::BadPlan,
-                                "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
-                                " '%s' at %" PRIu32 " at op %" PRId32 "; in place needs it %" PRIu32
-                                " bytes below",
-                                b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time, delta);
-          continue;
+Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, int16_t* first,
+                 int16_t* last) {
+  for (uint32_t c = 0; c < n; ++c) first[c] = kNever, last[c] = -2;
+  auto slot = [&](int32_t t) -> int32_t {
+    return t >= 0 && static_cast<uint32_t>(t) - base < n ? static_cast<int32_t>(t - base) : -1;
+  };
+  auto arena = [&](int32_t t) {
+    return p.tensors()->Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena;
+  };
+  for (int32_t t : *p.inputs()) {
+    // The caller writes a program input, so the order check marks the tensor itself; its
+    // bytes, for placement, are its source's if it is a view.
+    const int32_t c = slot(graph ? t : buffer_of(p, t));
+    if (c >= 0) first[c] = -1, last[c] = -1;
+  }
+  const uint32_t nops = p.ops()->size();
+  for (uint32_t o = 0; o < nops; ++o) {
+    const fbs::Op& op = *p.ops()->Get(o);
+    const int16_t time = static_cast<int16_t>(o);
+    for (int32_t input : *op.inputs()) {
+      const int32_t t = buffer_of(p, input), c = slot(t);
+      if (c < 0) continue;
+      EMBER_CHECK_OR_RETURN(!graph || first[c] != kNever || !arena(t), Status::BadGraph,
+                            "op %" PRIu32 ": reads tensor %" PRId32 " before any op writes it",
+                            o, t);
+      last[c] = time;
+    }
+    for (int32_t t : *op.outputs()) {
+      const int32_t c = slot(t);
+      if (c < 0) continue;
+      // One writer per tensor (program inputs are written by the caller): lifetimes, and
+      // with them the plan check, are then one interval per tensor.
+      EMBER_CHECK_OR_RETURN(!graph || first[c] == kNever, Status::BadGraph,
+                            "op %" PRIu32 ": writes tensor %" PRId32 ", already written", o, t);
+      if (first[c] == kNever) first[c] = time;
+      last[c] = time;
+    }
+  }
+  for (int32_t output : *p.outputs()) {
+    const int32_t t = buffer_of(p, output), c = slot(t);
+    if (c < 0) continue;
+    EMBER_CHECK_OR_RETURN(!graph || first[c] != kNever, Status::BadGraph,
+                          "program output tensor %" PRId32 " is never written", t);
+    last[c] = static_cast<int16_t>(nops);
+  }
+  return Status::Ok;
+}
+
+// Op order, then placement. Placement: two arena buffers that are live at the same time must
+// not share a byte. A buffer lives from its definition to its last use (the last op reading it
+// or a view of it), both inclusive: an op's inputs and outputs are live together while it runs.
+// Any two intersecting lifetimes contain the definition time of the later-defined buffer, so it
+// suffices to check each definition against every buffer live at that time; only a pair whose
+// bytes intersect asks whether the op runs in place. Lifetimes are kept for kChunk tensors at a
+// time on the stack (320 bytes), one pass over the ops per chunk, so the work is
+// O(tensors / kChunk * (operands + definitions * kChunk)).
+Status check_graph_and_plan(const fbs::Program& p) {
+  constexpr uint32_t kChunk = 64;
+  const uint32_t nt = p.tensors()->size(), nops = p.ops()->size();
+  int16_t first[kChunk], last[kChunk];
+  for (int pass = 0; pass < 2; ++pass) {  // every order check before any placement check
+    for (uint32_t base = 0; base < nt; base += kChunk) {
+      const uint32_t n = nt - base < kChunk ? nt - base : kChunk;
+      EMBER_RETURN_IF_ERROR(lifetimes(p, base, n, pass == 0, first, last));
+      if (pass == 0) continue;
+      // The chunk's buffers that are ever live (most tensors of a model are constants).
+      uint8_t live[kChunk];
+      uint32_t m = 0;
+      for (uint32_t c = 0; c < n; ++c)
+        if (first[c] != kNever) live[m++] = static_cast<uint8_t>(c);
+      // Buffer `b`, defined at `time` by `op` (nullptr: a program input), against the chunk.
+      auto check = [&](int32_t b, int32_t time, const fbs::Op* op, uint32_t out) -> Status {
+        const fbs::Tensor& tb = *p.tensors()->Get(static_cast<uint32_t>(b));
+        for (uint32_t k = 0; k < m; ++k) {
+          const uint32_t c = live[k];
+          const int32_t t = static_cast<int32_t>(base + c);
+          if (t == b || first[c] > time || last[c] < time) continue;
+          const fbs::Tensor& tt = *p.tensors()->Get(base + c);
+          if (!bytes_overlap(tb, tt)) continue;
+          uint32_t delta = 0;
+          bool above = false;
+          const int32_t i =
+              op != nullptr && last[c] == time ? in_place_input(p, *op, out, &delta, &above) : -1;
+          if (i >= 0 && buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(i))) == t) {
+            // In place over an input that dies here: starting at least delta bytes below it,
+            // or with rows last-first at least delta bytes above its start.
+            if (above ? uint64_t{tt.offset()} + delta <= tb.offset()
+                      : delta <= tt.offset() && tb.offset() <= tt.offset() - delta)
+              continue;
+            EMBER_CHECK_OR_RETURN(false, Status::BadPlan,
+                                  "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
+                                  " '%s' at %" PRIu32 " at op %" PRId32 "; %s in place needs it %" PRIu32
+                                  " bytes %s",
+                                  b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time,
+                                  above ? "bottom-up" : "row-order", delta, above ? "above" : "below");
+          }
+          EMBER_CHECK_OR_RETURN(false, Status::BadPlan,
+                                "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") overlaps live "
+                                "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") at op %" PRId32,
+                                b, name_of(tb), tb.offset(), tensor_bytes(tb), t, name_of(tt),
+                                tt.offset(), tensor_bytes(tt), time);
         }
-        EMBER_CHECK_OR_RETURN(!bytes_overlap(tb, tt), Status::BadPlan,
-                              "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") overlaps live "
-                              "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") at op %" PRId32,
-                              b, name_of(tb), tb.offset(), tensor_bytes(tb), t, name_of(tt),
-                              tt.offset(), tensor_bytes(tt), time);
+        return Status::Ok;
+      };
+      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(check(buffer_of(p, t), -1, nullptr, 0));
+      for (uint32_t o = 0; o < nops; ++o) {
+        const fbs::Op& op = *p.ops()->Get(o);
+        for (uint32_t i = 0; i < op.outputs()->size(); ++i)
+          EMBER_RETURN_IF_ERROR(check(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
       }
-      return Status::Ok;
-    };
-    for (int32_t t : *p.inputs())
-      EMBER_RETURN_IF_ERROR(check_against_chunk(buffer_of(p, t), -1, nullptr, 0));
-    for (uint32_t o = 0; o < nops; ++o) {
-      const fbs::Op& op = *p.ops()->Get(o);
-      for (uint32_t i = 0; i < op.outputs()->size(); ++i)
-        EMBER_RETURN_IF_ERROR(
-            check_against_chunk(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
     }
   }
   return Status::Ok;
@@ -563,8 +547,8 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
                             p.outputs() != nullptr,
                         Status::MissingField, "program: tensors, ops, inputs or outputs missing");
 
-  // Bounds on the work of the checks below (check_plan is O(tensors / 32 * operands)); far
-  // above what a model for a microcontroller holds.
+  // Bounds on the work of the checks below (check_graph_and_plan is O(tensors / 64 *
+  // (operands + definitions * 64))); far above what a model for a microcontroller holds.
   EMBER_CHECK_OR_RETURN(p.tensors()->size() <= kMaxTensors && p.ops()->size() <= kMaxOps,
                         Status::SizeOverflow,
                         "program: %" PRIu32 " tensors and %" PRIu32 " ops, limits %" PRIu32
@@ -592,8 +576,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
     EMBER_RETURN_IF_ERROR(check_op(i, *p.ops()->Get(i), p, kernels));
   EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(p.ops()->size()),
                         Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
-  EMBER_RETURN_IF_ERROR(check_graph(p));
-  EMBER_RETURN_IF_ERROR(check_plan(p));
+  EMBER_RETURN_IF_ERROR(check_graph_and_plan(p));
   *root = &p;
   return Status::Ok;
 }

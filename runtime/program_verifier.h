@@ -1,14 +1,13 @@
 //===- program_verifier.h - The load-time checks of a program file -------===//
 //
 // Internal to the runtime (Program::load is the interface). verify_file runs every check that
-// needs only the file and the kernel table: identity, alignment, flatbuffers structure, then
+// needs only the file and the kernel table: identity, alignment, flatbuffers structure (program_structure.cc), then
 // the meaning of each field (kinds, indices, shapes, sizes, bounds, signatures, quantization,
 // op order). Program::load then asks each op's kernel to check its operands. The checks and the
 // Status each returns are listed in docs/runtime.md.
 //
-// Nothing here recurses except flatbuffers::Verifier, whose depth is capped by
-// kVerifierMaxDepth; every loop is bounded by a count the flatbuffers verifier has proven to lie
-// inside the file.
+// Nothing here recurses; every loop is bounded by a count the structure check
+// (program_structure.h) has proven to lie inside the file.
 
 #pragma once
 

@@ -16,8 +16,8 @@ import subprocess
 import pytest
 
 import ember
-from ember.firmware import (STACK_BUDGET, build_firmware, build_load_check_firmware, firmware_target,
-                            static_stack)
+from ember.firmware import (STACK_BUDGET, VERIFIER_FLASH_BUDGET, build_firmware, build_load_check_firmware,
+                            firmware_target, flash_breakdown, static_stack)
 from ember.models import ZOO
 
 TARGETS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
@@ -66,6 +66,21 @@ def test_load_check_firmware_with_every_kernel_has_no_heap(tmp_path):
     assert any(s.startswith("_ZN5ember7kernels13run_pow_f32") or "run_pow_f32" in s for s in _symbols(elf))
     stack = static_stack("cortex-m55", "-loadcheck")
     assert stack["load"] <= STACK_BUDGET and stack["run"] <= STACK_BUDGET, stack
+
+
+def test_verifier_flash_within_budget(tmp_path):
+    """The load-time file checks (program_verifier + program_structure, from the link map) stay
+    within ember.firmware.VERIFIER_FLASH_BUDGET on the Cortex-M55 without messages."""
+    import torch
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4)).eval()
+    x = (torch.randn(1, 8),)
+    program = ember.lower(ember.quantize(model, x, [x]), "cortex-m55")
+    fw = build_firmware(program, "cortex-m55", tmp_path / "fw.elf", no_log=True)
+    flash = flash_breakdown(fw.map)
+    assert 0 < flash["verifier"] <= VERIFIER_FLASH_BUDGET, flash
+    assert flash["verifier"] < flash["runtime_core"]
 
 
 def test_stack_script_rejects_recursion(tmp_path):

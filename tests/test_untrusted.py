@@ -262,6 +262,54 @@ def test_arena_sweep_names_the_bytes_needed(base):
     assert status == "ok"
 
 
+def _bump_folded_bias(base: bytes, op: int) -> bytes:
+    """`base` with the first folded bias (input 5: bias - input_zp * sum w) of `op` off by one."""
+    p = Patcher(base)
+    inputs = p.int_vec(p.op(op), "op", "inputs")
+    assert len(inputs) > 5 and inputs[5] >= 0, "the cortex-m55 program carries folded biases"
+    data, _ = p.vec(p.root, "program", "constant_data")
+    at = data + p.get(p.tensor(inputs[5]), "tensor", "offset", "<I")
+    struct.pack_into("<i", p.buf, at, struct.unpack_from("<i", p.buf, at)[0] + 1)
+    return bytes(p.buf)
+
+
+@pytest.mark.parametrize("kernel", ["conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8"])
+def test_wrong_folded_bias_rejected_by_host_tools(kernel, base):
+    """The device trusts the folded bias (it decides the numbers, not the memory touched); the
+    host runtime recomputes it from the weights and names the op whose bias is wrong."""
+    p = Patcher(base)
+    op = _op_with_kernel(p, ember.firmware.kernel_names().index(kernel))
+    rt = _ember.Runtime(_bump_folded_bias(base, op))
+    assert (rt.status, rt.status_code) == CLASSES[14][1:], rt.message
+    assert re.search(rf"op {op} .*kernel check failed: bad quantization", rt.message), rt.message
+    with pytest.raises(ember.program.ProgramError, match="bad_quantization"):
+        ember.Program(_bump_folded_bias(base, op)).runtime()  # what Program.run loads
+
+
+def test_in_place_plan_loads_and_its_distance_is_enforced():
+    """kws' smallest plan runs depthwise convolutions in place; the runtime's plan check accepts
+    it as compiled and rejects the output moved 16 bytes too close to its dying input."""
+    model, example_inputs, calibration = ZOO["kws"]()
+    ep = ember.quantize(model, tuple(example_inputs), calibration)
+    program = ember.lower(ep, "cortex-m55", plan="smallest")
+    data = bytes(program.data)
+    assert _ember.Runtime(data).status == "ok"
+    info = program.inspect()
+    buffers = {x["tensor"]: x for x in info["memory"]["buffers"]}
+    for op in info["ops"]:
+        src, dst = buffers.get(op["input_ids"][0]), buffers[op["output_ids"][0]]
+        if (op["kernel"] == "depthwise_conv2d_s8" and src
+                and dst["offset"] < src["offset"] < dst["offset"] + dst["bytes"]):
+            break
+    else:
+        pytest.fail("no in-place depthwise convolution in kws' smallest plan")
+    p = Patcher(data)
+    p.set(p.tensor(op["output_ids"][0]), "tensor", "offset", "<I", src["offset"] - 16)
+    rt = _ember.Runtime(bytes(p.buf))
+    assert (rt.status, rt.status_code) == CLASSES[11][1:], rt.message
+    assert "overlaps live tensor" in rt.message, rt.message
+
+
 QEMU_TARGET = "cortex-m55"
 
 

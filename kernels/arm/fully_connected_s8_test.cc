@@ -6,6 +6,7 @@
 #include "kernels/arm/fully_connected_s8.h"
 
 #include "kernels/arm/fold.h"
+#include "kernels/arm/kernels.h"
 #include "kernels/arm/tier_test.h"
 #include "kernels/portable/fully_connected_s8.h"
 
@@ -57,6 +58,12 @@ Outcome test_fully_connected_s8(uint32_t seed, int32_t cases) {
       for (int32_t j = rows * n_out; j < rows * n_out + 16; ++j) bad |= g_got[j] != 0x55;
       ++o.optimized;
     }
+    // The host tools' check accepts the right folded bias and refuses one off by one.
+    bad |= check_fully_connected_s8_with_fold(ctx) != check_fully_connected_s8(ctx);
+    ++g_folded[n_out - 1];
+    bad |= check_fully_connected_s8(ctx) == rt::Status::Ok &&
+           check_fully_connected_s8_with_fold(ctx) != rt::Status::BadQuantization;
+    --g_folded[n_out - 1];
     if (bad) {
       ++o.mismatches;
       if (o.first_bad < 0) o.first_bad = i;

@@ -96,10 +96,13 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
 
         try:
             program = ember.lower(ember.quantize(*_tiny()), target)
-            sizes = {}
+            sizes = {"verifier": {}}
             for no_log in (False, True):
                 fw = build_firmware(program, target, work / f"core-{target}-{no_log}.elf", no_log=no_log)
-                sizes["no_log" if no_log else "with_log"] = flash_breakdown(fw.map)["runtime_core"]
+                flash = flash_breakdown(fw.map)
+                key = "no_log" if no_log else "with_log"
+                sizes[key] = flash["runtime_core"]
+                sizes["verifier"][key] = flash["verifier"]   # part of runtime_core
             core[target] = sizes
         except (ember.CompileError, RuntimeError) as e:
             core[target] = {"error": str(e)}
@@ -113,6 +116,10 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
         text += "with error messages / with EMBER_NO_LOG): "
         text += ", ".join(f"{t} {c.get('with_log', '?'):,} / {c.get('no_log', '?'):,}" for t, c in core.items()
                           if "error" not in c) + "\n"
+        text += ("\nVerifier, part of the runtime core (flash bytes of program_verifier and program_structure "
+                 "in the link map; with error messages / with EMBER_NO_LOG): ")
+        text += ", ".join(f"{t} {c['verifier']['with_log']:,} / {c['verifier']['no_log']:,}"
+                          for t, c in core.items() if "error" not in c) + "\n"
         Path(md_path).write_text(text + "\n### Per layer\n" + layers_markdown(results))
     return report
 

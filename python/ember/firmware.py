@@ -535,6 +535,11 @@ def _parse(result: QemuResult) -> None:
 # fail over it.
 STACK_BUDGET = 2048
 
+# Flash bytes the verifier (flash_breakdown's "verifier") may take on the Cortex-M55 without
+# messages (EMBER_NO_LOG); tests/test_device_discipline.py fails above it. The aim is 4,096; the
+# verifier measures 4,508 today, so this guards against growth until the aim is reached.
+VERIFIER_FLASH_BUDGET = 4544
+
 
 def static_stack(target: str, variant: str = "") -> dict:
     """The static worst-case stack of Program::load and Executor::run for `target`, from the
@@ -562,15 +567,21 @@ _FLASH_SECTIONS = (".text", ".ARM.extab", ".ARM.exidx", ".init_array", ".data")
 def flash_breakdown(map_path: str | Path) -> dict:
     """Flash bytes by origin, from the link map: runtime_core (libember_runtime.a), kernels
     (libember_kernels.a and the kernel table), constants (the program file), other (board
-    support, main, test vectors, libc, libgcc, alignment fill) and total (= text + data)."""
+    support, main, test vectors, libc, libgcc, alignment fill) and total (= text + data).
+    verifier is the part of runtime_core that Program::load's file checks take: every flash
+    section of program_verifier and program_structure (docs/firmware.md says what that holds)."""
     parts = {"runtime_core": 0, "kernels": 0, "constants": 0, "other": 0}
+    verifier = 0
     text = Path(map_path).read_text()
     lines = text[text.find("Linker script and memory map"):].splitlines()
     section, pending = None, False
 
     def add(size: str, origin: str) -> None:
+        nonlocal verifier
         if section in _FLASH_SECTIONS:
             parts[_category(origin)] += int(size, 16)
+            if _VERIFIER_OBJECTS.search(origin):
+                verifier += int(size, 16)
 
     for line in lines:
         if not line.strip():
@@ -589,7 +600,12 @@ def flash_breakdown(map_path: str | Path) -> dict:
             add(toks[1], " ".join(toks[2:]))
             pending = False
     parts["total"] = sum(parts.values())
+    parts["verifier"] = verifier
     return parts
+
+
+# The runtime's load-time file checks (the kernels' own checks are counted with the kernels).
+_VERIFIER_OBJECTS = re.compile(r"libember_runtime\.a\((program_verifier|program_structure)\.cc\.obj?\)")
 
 
 def _category(origin: str) -> str:

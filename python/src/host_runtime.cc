@@ -5,10 +5,32 @@
 #include <cstdio>
 #include <cstring>
 
+#include "kernels/arm/kernels.h"
 #include "kernels/kernel_table.h"
+#include "runtime/op_signatures.h"
 
 namespace {
 thread_local char g_last_message[512];
+
+// The portable kernels, with the conv and linear checks that also recompute each folded bias
+// (input zero point times the weight sums, the optimized kernels' extra constant) and reject a
+// mismatch with BadQuantization. Devices trust the folded bias (it only decides the numbers;
+// docs/runtime.md), so the host tools are where a wrong one is caught.
+const ember::rt::KernelTable& host_kernel_table() {
+  using ember::rt::KernelId;
+  static const std::vector<ember::rt::KernelEntry> entries = [] {
+    namespace k = ember::kernels;
+    std::vector<ember::rt::KernelEntry> e(k::kKernelTable, k::kKernelTable + k::kNumKernels);
+    e.at(static_cast<size_t>(KernelId::conv2d_s8)).check = &k::arm::check_conv2d_s8_with_fold;
+    e.at(static_cast<size_t>(KernelId::depthwise_conv2d_s8)).check =
+        &k::arm::check_depthwise_conv2d_s8_with_fold;
+    e.at(static_cast<size_t>(KernelId::fully_connected_s8)).check =
+        &k::arm::check_fully_connected_s8_with_fold;
+    return e;
+  }();
+  static const ember::rt::KernelTable table{entries.data(), entries.size()};
+  return table;
+}
 }  // namespace
 
 // The runtime's log hook, kept so Python errors can say which check failed.
@@ -26,8 +48,7 @@ HostRuntime::HostRuntime(const std::string& file) {
   const size_t skew = reinterpret_cast<uintptr_t>(base) % 16;
   uint8_t* start = base + (skew ? 16 - skew : 0);
   std::memcpy(start, file.data(), file.size());
-  const rt::KernelTable table{kernels::kKernelTable, kernels::kNumKernels};
-  status_ = rt::Program::load({start, file.size()}, table, &program_);
+  status_ = rt::Program::load({start, file.size()}, host_kernel_table(), &program_);
   if (status_ != rt::Status::Ok) return;
   std::vector<size_t> sizes;
   for (size_t r = 0; r < program_.num_regions(); ++r) sizes.push_back(program_.region_size(r));

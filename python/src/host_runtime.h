@@ -2,7 +2,8 @@
 //
 // Owns a 16-byte aligned copy of a program file and one arena per region, loads the program
 // with every portable kernel, and runs it. This is exactly the code that runs on a device; only
-// the memory comes from the host's heap.
+// the memory comes from the host's heap, and the conv and linear checks also recompute every
+// folded bias from the weights, which devices do not (docs/runtime.md).
 
 #pragma once
 
