@@ -23,7 +23,7 @@
 namespace ember::kernels::arm {
 namespace {
 
-// The pixels one product call reads in place and finishes at once: B = 4 in kernels/kernels.def.
+// The pixels a product call over its own input may always take: B = 4 of kernels/kernels.def.
 constexpr int32_t kInPlaceBlock = 4;
 
 MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8& q) {
@@ -50,15 +50,24 @@ void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const
       mat_mult_s8(m);
       return;
     }
-    // Blocks of kInPlaceBlock pixels from pixel 0, in the op's row order: pixel p reads input
-    // pixel p only.
-    const int32_t blocks = (total + kInPlaceBlock - 1) / kInPlaceBlock;
-    for (int32_t k = 0; k < blocks; ++k) {
-      const int32_t first = (bottom_up ? blocks - 1 - k : k) * kInPlaceBlock;
+    // In place: pixel p reads input pixel p only, but the product may sweep a call's pixels
+    // once per column group, so a call [a, e) must not write over its own inputs. Each call
+    // takes as many pixels as the buffers' actual distance allows, and at least
+    // kInPlaceBlock, which the plan's distance guarantees (kernels/kernels.def). Top-down
+    // (output below): out + e * Co <= in + a * Ci. Bottom-up, calls from the end down (output
+    // above): out + a * Co >= in + e * Ci.
+    const int64_t ci = s.in_c, co = s.out_c, apart = static_cast<int64_t>(out) - static_cast<int64_t>(in);
+    for (int32_t done = 0; done < total;) {
+      const int32_t left = total - done;
+      const int64_t fit = bottom_up ? (apart + left * (co - ci)) / co : (-apart + done * (ci - co)) / co;
+      const int32_t n = fit >= left ? left : fit > kInPlaceBlock ? static_cast<int32_t>(fit)
+                                                                 : (kInPlaceBlock < left ? kInPlaceBlock : left);
+      const int32_t first = bottom_up ? left - n : done;
       m.lhs = input + static_cast<size_t>(first) * s.in_c;
       m.out = output + static_cast<size_t>(first) * s.out_c;
-      m.rows = total - first < kInPlaceBlock ? total - first : kInPlaceBlock;
+      m.rows = n;
       mat_mult_s8(m);
+      done += n;
     }
     return;
   }

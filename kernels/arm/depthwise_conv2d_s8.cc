@@ -1,20 +1,18 @@
 //===- depthwise_conv2d_s8.cc - Optimized int8 depthwise: checks, dispatch ===//
 //
-// Row order (the in-place contract of kernels/kernels.def): the Helium body writes each
-// channel's rows in the op's direction, but finishes one channel group over every row before
-// the next group reads its input. Each channel's output depends on the same channel's input
-// only, so when the output sits a whole number of pixels from the input every output byte
-// lands on its own channel's input, and the contract holds channel by channel: the body runs
-// once. Otherwise, and always on the scalar/DSP tiers (whose body goes region by region), an
-// overlapping op runs the body one output row at a time, in the op's direction, which is
-// row-major order over all channels: a row's output lies wholly below (above) the input rows
-// it reads.
+// Row order (the in-place contract of kernels/kernels.def): the tier's body writes each
+// channel's rows in the op's direction, but may finish one channel group over every row
+// before the next group reads its input (the MVE one does). Each channel's output depends on
+// the same channel's input only, so when the output sits a whole number of pixels from the
+// input every output byte lands on its own channel's input, and the contract holds channel
+// by channel: the body runs once. Otherwise an overlapping op runs the body one output row
+// at a time, in the op's direction, which is row-major order over all channels: a row's
+// output lies wholly below (above) the input rows it reads.
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
 
 #include "kernels/arm/fold.h"
 #include "kernels/arm/operands.h"
-#include "kernels/arm/tier.h"
 #include "kernels/portable/depthwise_conv2d_s8.h"
 
 namespace ember::kernels::arm {
@@ -32,11 +30,6 @@ bool whole_pixels_apart(const void* a, const void* b, size_t pixel) {
   const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
   return (pa > pb ? pa - pb : pb - pa) % pixel == 0;
 }
-
-// Whether the tier's body writes each channel's rows in the op's row order. The Helium body
-// does (channel groups outermost, then rows). The scalar/DSP body runs regions of equal
-// clipping (the interior, then edges), so over its own input it always goes a row at a time.
-constexpr bool kBodyKeepsChannelRowOrder = kBuiltTier == Tier::Mve;
 
 }  // namespace
 
@@ -80,7 +73,7 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 is_absent(c.in(2)) ? nullptr : c.in(2).as<const int32_t>(),
                 c.rows_bottom_up};
   if (!overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements()) ||
-      (kBodyKeepsChannelRowOrder && whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c)))) {
+      whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
     depthwise_conv2d_s8_body(d);
     return Status::Ok;
   }

@@ -34,12 +34,12 @@ struct DepthwiseS8 {
 };
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One
-/// implementation per tier. The Helium body writes each channel's output rows in the order
-/// rows_bottom_up gives, visiting channels in groups of 16 outermost; the scalar/DSP body
-/// visits regions of equal clipping in any order. An in-place op calls it for one output row
-/// at a time (out_h 1, batches 1, pad_top reduced by y * stride_h), except on Helium when the
-/// output is a whole number of pixels from its input: pad_top may then be negative, meaning
-/// the window starts below the input's first row.
+/// implementation per tier. Each channel's output rows are written in the order
+/// rows_bottom_up gives; the channels may be visited in any grouping (MVE: groups of 16
+/// outermost). An in-place op whose output is not a whole number of pixels away from its
+/// input calls it for one output row at a time (out_h 1, batches 1, pad_top reduced by
+/// y * stride_h): pad_top may then be negative, meaning the window starts below the input's
+/// first row.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
 
 /// Output column range [x0, x1) whose windows lie wholly inside the input along x.

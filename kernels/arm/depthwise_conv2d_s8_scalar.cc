@@ -2,23 +2,21 @@
 //
 // Also the DSP tier's kernel: each product belongs to its own channel, so there is no pair of
 // products for SMLAD to add; the DSP tier's only difference is the tap loop below (SXTB16 and
-// SMLABB/SMLATT on four channels at once). The output is cut into regions whose windows have
-// the same valid taps (for a 3x3 filter with padding 1: the interior, four edges and four
-// corners). A region's valid taps are one list of (input, filter) byte offsets from a
-// window's first valid tap, so no tap is bounds-checked; channel groups of four are the outer
-// loop over the region's pixels, so a group's biases and requantization constants are set up
-// once per region:
-//   - interior windows accumulate x * w on the folded bias;
-//   - border windows list only their valid taps and accumulate (x - input_zp) * w on the op's
-//     own bias: the portable accumulator itself, so the padded taps cost nothing (the folded
-//     bias would need input_zp * w added back for each).
-// Filters with more than kMaxListedTaps taps take a nested loop per pixel and channel.
+// SMLABB/SMLATT on four channels at once). Per output row the valid filter rows are found
+// once, per pixel the valid filter columns, so no tap is bounds-checked. A window's valid taps
+// are a list of (input, filter) byte offsets; the channels then run four at a time through one
+// flat loop over that list:
+//   - interior windows share one list (offsets from the window's first tap), made once per op,
+//     and accumulate x * w on the folded bias; a row's interior run is done channel group by
+//     channel group, so the group's constants are set up once per run;
+//   - border windows list their valid taps only (offsets from the image) and accumulate
+//     (x - input_zp) * w on the op's own bias: the portable accumulator itself, so the padded
+//     taps cost nothing (the folded bias would need input_zp * w added back for each).
+// Filters with more than kMaxListedTaps taps take a nested loop per channel.
 //
 // Tap loop per four channels: DSP 13 instructions (LDRD of the two offsets, two LDR, four
-// SXTB16, four SMLAxy, compare, branch; border +2 SSUB16 +1 LDR), Cortex-M3 17 (LDRD, two ADD,
-// eight LDRSB, four MLA, compare, branch; border +4 SUB +1 LDR). Border windows read the loop
-// end from the stack: with input_zp in a register too, the region loop around the asm leaves
-// GCC no 13th register. GCC's own code for this loop spills and
+// SXTB16, four SMLAxy, compare, branch; border +2 SSUB16), Cortex-M3 17 (LDRD, two ADD, eight
+// LDRSB, four MLA, compare, branch; border +4 SUB). GCC's own code for this loop spills and
 // recomputes addresses (about 24), so it is assembly on those cores and C elsewhere.
 
 #include "kernels/arm/tier.h"
@@ -79,47 +77,30 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
   const uint32_t zz = (static_cast<uint32_t>(zp) & 0xFFFFu) * 0x10001u;
   uint32_t xo, wo, xe, we;
   // Bytes (c0 c1 c2 c3): SXTB16 gives (c0, c2), with ROR #8 (c1, c3); SMLABB takes the low
-  // lanes, SMLATT the high ones. Interior windows keep the end in a register; border windows
-  // need one for zz, so their end is read from the stack.
-#define EMBER_DW_LOAD                        \
-  "1:\n\t"                                  \
-  "ldrd   %[xo], %[wo], [%[t]], #8\n\t"     \
-  "ldr    %[xo], [%[px], %[xo]]\n\t"        \
-  "ldr    %[wo], [%[pw], %[wo]]\n\t"        \
-  "sxtb16 %[xe], %[xo]\n\t"                 \
-  "sxtb16 %[xo], %[xo], ror #8\n\t"         \
-  "sxtb16 %[we], %[wo]\n\t"                 \
-  "sxtb16 %[wo], %[wo], ror #8\n\t"
-#define EMBER_DW_MAC                         \
-  "smlabb %[a0], %[xe], %[we], %[a0]\n\t"   \
-  "smlatt %[a2], %[xe], %[we], %[a2]\n\t"   \
-  "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"   \
-  "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
-  if constexpr (kBorder) {
-    asm volatile(EMBER_DW_LOAD
-                 "ssub16 %[xe], %[xe], %[zz]\n\t"
-                 "ssub16 %[xo], %[xo], %[zz]\n\t"
-                 EMBER_DW_MAC
-                 "ldr    %[xo], %[end]\n\t"
-                 "cmp    %[t], %[xo]\n\t"
-                 "bne    1b\n\t"
-                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo),
-                   [wo] "=&r"(wo), [xe] "=&r"(xe), [we] "=&r"(we)
-                 : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz)
-                 : "cc", "memory");
-  } else {
-    (void)zz;
-    asm volatile(EMBER_DW_LOAD
-                 EMBER_DW_MAC
-                 "cmp    %[t], %[end]\n\t"
-                 "bne    1b\n\t"
-                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo),
-                   [wo] "=&r"(wo), [xe] "=&r"(xe), [we] "=&r"(we)
-                 : [end] "r"(end), [px] "r"(px), [pw] "r"(pw)
-                 : "cc", "memory");
-  }
-#undef EMBER_DW_LOAD
-#undef EMBER_DW_MAC
+  // lanes, SMLATT the high ones.
+  asm volatile(
+      "1:\n\t"
+      "ldrd   %[xo], %[wo], [%[t]], #8\n\t"
+      "ldr    %[xo], [%[px], %[xo]]\n\t"
+      "ldr    %[wo], [%[pw], %[wo]]\n\t"
+      "sxtb16 %[xe], %[xo]\n\t"
+      "sxtb16 %[xo], %[xo], ror #8\n\t"
+      "sxtb16 %[we], %[wo]\n\t"
+      "sxtb16 %[wo], %[wo], ror #8\n\t"
+      ".if %c[border]\n\t"
+      "ssub16 %[xe], %[xe], %[zz]\n\t"
+      "ssub16 %[xo], %[xo], %[zz]\n\t"
+      ".endif\n\t"
+      "smlabb %[a0], %[xe], %[we], %[a0]\n\t"
+      "smlatt %[a2], %[xe], %[we], %[a2]\n\t"
+      "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"
+      "smlatt %[a3], %[xo], %[wo], %[a3]\n\t"
+      "cmp    %[t], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xo] "=&r"(xo), [wo] "=&r"(wo),
+        [xe] "=&r"(xe), [we] "=&r"(we)
+      : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz), [border] "i"(kBorder ? 1 : 0)
+      : "cc", "memory");
   a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
 #elif defined(__ARM_ARCH_7M__)
@@ -130,48 +111,28 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
   const Tap* t = taps;
   const Tap* const end = taps + count;
   int32_t xp, wp, x, w;
-#define EMBER_DW_CH(j, acc, sub)                \
+#define EMBER_DW_CH(j, acc)                     \
   "ldrsb  %[x], [%[xp], #" #j "]\n\t"           \
   "ldrsb  %[w], [%[wp], #" #j "]\n\t"           \
-  sub                                           \
+  ".if %c[border]\n\t"                          \
+  "sub    %[x], %[x], %[zp]\n\t"                \
+  ".endif\n\t"                                  \
   "mla    %[" acc "], %[x], %[w], %[" acc "]\n\t"
-#define EMBER_DW_HEAD                          \
-  "1:\n\t"                                    \
-  "ldrd   %[xp], %[wp], [%[t]], #8\n\t"       \
-  "add    %[xp], %[xp], %[px]\n\t"            \
-  "add    %[wp], %[wp], %[pw]\n\t"
-#define EMBER_DW_SUB "sub    %[x], %[x], %[zp]\n\t"
-  // Interior windows keep the end in a register; border windows need one for zp, so their
-  // end is read from the stack.
-  if constexpr (kBorder) {
-    asm volatile(EMBER_DW_HEAD
-                 EMBER_DW_CH(0, "a0", EMBER_DW_SUB)
-                 EMBER_DW_CH(1, "a1", EMBER_DW_SUB)
-                 EMBER_DW_CH(2, "a2", EMBER_DW_SUB)
-                 EMBER_DW_CH(3, "a3", EMBER_DW_SUB)
-                 "ldr    %[x], %[end]\n\t"
-                 "cmp    %[t], %[x]\n\t"
-                 "bne    1b\n\t"
-                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp),
-                   [wp] "=&r"(wp), [x] "=&r"(x), [w] "=&r"(w)
-                 : [end] "m"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp)
-                 : "cc", "memory");
-  } else {
-    (void)zp;
-    asm volatile(EMBER_DW_HEAD
-                 EMBER_DW_CH(0, "a0", "")
-                 EMBER_DW_CH(1, "a1", "")
-                 EMBER_DW_CH(2, "a2", "")
-                 EMBER_DW_CH(3, "a3", "")
-                 "cmp    %[t], %[end]\n\t"
-                 "bne    1b\n\t"
-                 : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp),
-                   [wp] "=&r"(wp), [x] "=&r"(x), [w] "=&r"(w)
-                 : [end] "r"(end), [px] "r"(px), [pw] "r"(pw)
-                 : "cc", "memory");
-  }
-#undef EMBER_DW_HEAD
-#undef EMBER_DW_SUB
+  asm volatile(
+      "1:\n\t"
+      "ldrd   %[xp], %[wp], [%[t]], #8\n\t"
+      "add    %[xp], %[xp], %[px]\n\t"
+      "add    %[wp], %[wp], %[pw]\n\t"
+      EMBER_DW_CH(0, "a0")
+      EMBER_DW_CH(1, "a1")
+      EMBER_DW_CH(2, "a2")
+      EMBER_DW_CH(3, "a3")
+      "cmp    %[t], %[end]\n\t"
+      "bne    1b\n\t"
+      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t] "+r"(t), [xp] "=&r"(xp), [wp] "=&r"(wp),
+        [x] "=&r"(x), [w] "=&r"(w)
+      : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp), [border] "i"(kBorder ? 1 : 0)
+      : "cc", "memory");
 #undef EMBER_DW_CH
   a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
@@ -186,54 +147,62 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
 }
 #endif
 
-// A region of rows x cols output pixels whose windows have the same valid taps (the same
-// clipping): px is the first pixel's first valid tap, and the listed offsets are from there.
-// The next pixel along a row is in_col input bytes and cn output bytes further, the next row
-// in_row and out_row. Channel groups are the outer loop, so a group's biases and
-// requantization constants are set up once per region.
-struct Region {
-  const int8_t* px;
-  int8_t* out;
-  int32_t rows, cols;
-  size_t in_row, in_col, out_row;
-};
-
+// A window's listed taps, all channels; px is where the offsets start (the window's first tap
+// for an interior window, the image for a border one).
 template <bool kBorder>
-__attribute__((noinline)) void region(const Layer& l, const Tap* taps, int32_t count, const Region& g) {
+__attribute__((noinline)) void window(const Layer& l, const Tap* taps, int32_t count, const int8_t* px,
+                                      int8_t* out_px) {
   const int32_t cn = l.cn;
   const int32_t zp = kBorder ? l.input_zp : 0;
   const int32_t* const base = kBorder ? l.raw_bias : l.bias;
+  const int8_t* const filter = l.filter;
+  int32_t c = 0;
+  for (; c + 4 <= cn; c += 4) {
+    uint32_t a[4] = {0, 0, 0, 0};
+    if (base != nullptr)
+      for (int32_t j = 0; j < 4; ++j) a[j] = static_cast<uint32_t>(base[c + j]);
+    taps_4<kBorder>(taps, count, px + c, filter + c, zp, a);
+    for (int32_t j = 0; j < 4; ++j) out_px[c + j] = requant(l, c + j, a[j]);
+  }
+  for (; c < cn; ++c) {
+    uint32_t acc = base != nullptr ? static_cast<uint32_t>(base[c]) : 0u;
+    for (int32_t t = 0; t < count; ++t) acc = mac(acc, px[taps[t].x + c] - zp, filter[taps[t].w + c]);
+    out_px[c] = requant(l, c, acc);
+  }
+}
+
+// A row's run of n interior windows, the first at px (its first tap), the next ones step
+// input bytes and cn output bytes further. Channel groups are the outer loop, so a group's
+// biases and requantization constants are set up once for the whole run.
+__attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int32_t count, const int8_t* px,
+                                            int32_t step, int32_t n, int8_t* out) {
+  const int32_t cn = l.cn;
   const int8_t* const filter = l.filter;
   const OutputClamp oc = l.out;
   int32_t c = 0;
   for (; c + 4 <= cn; c += 4) {
     ChannelRequant q[4];
-    uint32_t b[4] = {0, 0, 0, 0};
+    uint32_t b[4];
     for (int32_t j = 0; j < 4; ++j) {
       q[j] = channel_requant(l.multiplier[c + j], l.shift[c + j]);
-      if (base != nullptr) b[j] = static_cast<uint32_t>(base[c + j]);
+      b[j] = static_cast<uint32_t>(l.bias[c + j]);
     }
-    for (int32_t i = 0; i < g.rows; ++i) {
-      const int8_t* x = g.px + i * g.in_row + c;
-      int8_t* o = g.out + i * g.out_row + c;
-      for (int32_t k = 0; k < g.cols; ++k, x += g.in_col, o += cn) {
-        uint32_t a[4] = {b[0], b[1], b[2], b[3]};
-        taps_4<kBorder>(taps, count, x, filter + c, zp, a);
-        for (int32_t j = 0; j < 4; ++j) o[j] = clamp_output(oc, requantize_value(q[j], static_cast<int32_t>(a[j])));
-      }
+    const int8_t* x = px + c;
+    int8_t* o = out + c;
+    for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
+      uint32_t a[4] = {b[0], b[1], b[2], b[3]};
+      taps_4<false>(taps, count, x, filter + c, 0, a);
+      for (int32_t j = 0; j < 4; ++j) o[j] = clamp_output(oc, requantize_value(q[j], static_cast<int32_t>(a[j])));
     }
   }
   for (; c < cn; ++c) {
     const ChannelRequant q = channel_requant(l.multiplier[c], l.shift[c]);
-    const uint32_t b = base != nullptr ? static_cast<uint32_t>(base[c]) : 0u;
-    for (int32_t i = 0; i < g.rows; ++i) {
-      const int8_t* x = g.px + i * g.in_row + c;
-      int8_t* o = g.out + i * g.out_row + c;
-      for (int32_t k = 0; k < g.cols; ++k, x += g.in_col, o += cn) {
-        uint32_t acc = b;
-        for (int32_t t = 0; t < count; ++t) acc = mac(acc, x[taps[t].x] - zp, filter[taps[t].w + c]);
-        *o = clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
-      }
+    const int8_t* x = px + c;
+    int8_t* o = out + c;
+    for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
+      uint32_t acc = static_cast<uint32_t>(l.bias[c]);
+      for (int32_t t = 0; t < count; ++t) acc = mac(acc, x[taps[t].x], filter[taps[t].w + c]);
+      *o = clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
     }
   }
 }
@@ -263,76 +232,80 @@ void window_nested(const Layer& l, const DepthwiseS8& d, const int8_t* in_px, co
   }
 }
 
-// The end of the band of outputs from o on whose windows have the same valid taps [k0, k1)
-// along one axis (window i0 = o * stride - pad).
-int32_t band_end(int32_t o, int32_t out_n, int32_t stride, int32_t pad, int32_t taps, int32_t dilation,
-                 int32_t size, int32_t* k0, int32_t* k1) {
-  valid_taps(o * stride - pad, taps, dilation, size, k0, k1);
-  int32_t e = o + 1;
-  for (; e < out_n; ++e) {
-    int32_t a, b;
-    valid_taps(e * stride - pad, taps, dilation, size, &a, &b);
-    if (a != *k0 || b != *k1) break;
+void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t n, int32_t y) {
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& g = d.geometry;
+  const int32_t cn = s.in_c;
+  const int32_t iy0 = y * g.stride_h - g.pad_top;
+  int32_t ky0, ky1;
+  valid_taps(iy0, s.filter_h, g.dilation_h, s.in_h, &ky0, &ky1);
+  const bool rows_inside = ky0 == 0 && ky1 == s.filter_h;
+  int32_t x0 = 0, x1 = 0;
+  if (rows_inside) depthwise_interior_x(s, g, &x0, &x1);
+  const bool listed = s.filter_h * s.filter_w <= kMaxListedTaps;
+  const int8_t* in_img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn;
+  int8_t* out_row = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c;
+  for (int32_t x = 0; x < s.out_w; ++x) {
+    int8_t* out_px = out_row + static_cast<size_t>(x) * s.out_c;
+    const int32_t ix0 = x * g.stride_w - g.pad_left;
+    const bool inside = x >= x0 && x < x1;
+    if (inside && listed) {
+      const int8_t* in_px = in_img + (static_cast<size_t>(iy0) * s.in_w + ix0) * cn;
+      if (x1 - x0 == 1) {  // a run of one window: the per-run set-up would not pay off
+        window<false>(l, interior_taps, s.filter_h * s.filter_w, in_px, out_px);
+        continue;
+      }
+      interior_run(l, interior_taps, s.filter_h * s.filter_w, in_px, g.stride_w * cn, x1 - x0, out_px);
+      x = x1 - 1;  // the whole interior run [x0, x1)
+      continue;
+    }
+    int32_t kx0 = 0, kx1 = s.filter_w;
+    if (!inside) valid_taps(ix0, s.filter_w, g.dilation_w, s.in_w, &kx0, &kx1);
+    if (listed) {
+      Tap taps[kMaxListedTaps];
+      int32_t count = 0;
+      for (int32_t ky = ky0; ky < ky1; ++ky) {
+        const int32_t iy = iy0 + ky * g.dilation_h;
+        for (int32_t kx = kx0; kx < kx1; ++kx, ++count) {
+          taps[count].x = (iy * s.in_w + ix0 + kx * g.dilation_w) * cn;
+          taps[count].w = (ky * s.filter_w + kx) * cn;
+        }
+      }
+      window<true>(l, taps, count, in_img, out_px);
+      continue;
+    }
+    // An empty window (all taps in the padding) reads nothing; keep its pointer in the input.
+    const bool empty = ky0 == ky1 || kx0 == kx1;
+    const int8_t* in_px =
+        empty ? in_img
+              : in_img + (static_cast<size_t>(iy0 + ky0 * g.dilation_h) * s.in_w + (ix0 + kx0 * g.dilation_w)) * cn;
+    const int8_t* filt = d.filter + (static_cast<size_t>(ky0) * s.filter_w + kx0) * cn;
+    if (inside) window_nested<false>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
+    else window_nested<true>(l, d, in_px, filt, ky1 - ky0, kx1 - kx0, out_px);
   }
-  return e;
 }
 
 }  // namespace
 
-// The output is cut into regions of equal clipping: bands of rows times bands of columns (for
-// a 3x3 filter with padding 1: the interior, four edges and four corners), each run by
-// region() over its own tap list. Filters with more than kMaxListedTaps taps go pixel by pixel
-// through window_nested.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
   const int32_t cn = s.in_c;
   const Layer l{d.filter, d.bias, d.raw_bias, d.multiplier, d.shift,
                 output_clamp(d.quant.output_zp, d.quant.act_min, d.quant.act_max), cn, d.quant.input_zp};
-  const bool listed = s.filter_h * s.filter_w <= kMaxListedTaps;
-  for (int32_t n = 0; n < s.batches; ++n) {
-    const int8_t* in_img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn;
-    int8_t* out_img = d.output + static_cast<size_t>(n) * s.out_h * s.out_w * cn;
-    int32_t ky0, ky1, kx0, kx1;
-    for (int32_t y = 0, ye; y < s.out_h; y = ye) {
-      ye = band_end(y, s.out_h, g.stride_h, g.pad_top, s.filter_h, g.dilation_h, s.in_h, &ky0, &ky1);
-      for (int32_t x = 0, xe; x < s.out_w; x = xe) {
-        xe = band_end(x, s.out_w, g.stride_w, g.pad_left, s.filter_w, g.dilation_w, s.in_w, &kx0, &kx1);
-        const bool full = ky0 == 0 && ky1 == s.filter_h && kx0 == 0 && kx1 == s.filter_w;
-        const bool empty = ky0 == ky1 || kx0 == kx1;
-        const int32_t iy = y * g.stride_h - g.pad_top + ky0 * g.dilation_h;  // first valid tap
-        const int32_t ix = x * g.stride_w - g.pad_left + kx0 * g.dilation_w;
-        // An empty window (all taps in the padding) reads nothing; keep its pointer in the input.
-        const int8_t* first = empty ? in_img : in_img + (static_cast<size_t>(iy) * s.in_w + ix) * cn;
-        int8_t* out = out_img + (static_cast<size_t>(y) * s.out_w + x) * cn;
-        if (!listed) {
-          const int8_t* filt = d.filter + (static_cast<size_t>(ky0) * s.filter_w + kx0) * cn;
-          for (int32_t yy = y; yy < ye; ++yy)
-            for (int32_t xx = x; xx < xe; ++xx) {
-              const size_t in_off = empty ? 0
-                  : (static_cast<size_t>(yy - y) * g.stride_h * s.in_w + static_cast<size_t>(xx - x) * g.stride_w) * cn;
-              int8_t* o = out_img + (static_cast<size_t>(yy) * s.out_w + xx) * cn;
-              if (full) window_nested<false>(l, d, first + in_off, filt, ky1 - ky0, kx1 - kx0, o);
-              else window_nested<true>(l, d, first + in_off, filt, ky1 - ky0, kx1 - kx0, o);
-            }
-          continue;
-        }
-        Tap taps[kMaxListedTaps];
-        int32_t count = 0;
-        for (int32_t ky = ky0; ky < ky1; ++ky)
-          for (int32_t kx = kx0; kx < kx1; ++kx, ++count) {
-            taps[count].x = ((ky - ky0) * g.dilation_h * s.in_w + (kx - kx0) * g.dilation_w) * cn;
-            taps[count].w = (ky * s.filter_w + kx) * cn;
-          }
-        const Region r{first, out, ye - y, xe - x,
-                       empty ? 0 : static_cast<size_t>(g.stride_h) * s.in_w * cn,
-                       empty ? 0 : static_cast<size_t>(g.stride_w) * cn,
-                       static_cast<size_t>(s.out_w) * cn};
-        if (full) region<false>(l, taps, count, r);
-        else region<true>(l, taps, count, r);
+  // The interior windows' taps, offsets from the window's first tap.
+  Tap interior[kMaxListedTaps];
+  if (s.filter_h * s.filter_w <= kMaxListedTaps) {
+    int32_t t = 0;
+    for (int32_t ky = 0; ky < s.filter_h; ++ky)
+      for (int32_t kx = 0; kx < s.filter_w; ++kx, ++t) {
+        interior[t].x = (ky * g.dilation_h * s.in_w + kx * g.dilation_w) * cn;
+        interior[t].w = (ky * s.filter_w + kx) * cn;
       }
-    }
   }
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb)
+      row(d, l, interior, d.rows_bottom_up ? s.batches - 1 - nb : nb, d.rows_bottom_up ? s.out_h - 1 - yb : yb);
 }
 
 }  // namespace ember::kernels::arm
