@@ -31,6 +31,30 @@ std::optional<uint64_t> row_stream_delta(const std::vector<int64_t>& in, const s
   return static_cast<uint64_t>(delta);
 }
 
+std::optional<uint64_t> row_stream_rise(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                                        size_t elem, int64_t stride_h, int64_t pad_top, int64_t window,
+                                        int64_t block) {
+  if (in.size() != 4 || out.size() != 4 || in[0] != 1 || out[0] != 1 || stride_h < 1 || pad_top < 0 || block < 1 ||
+      window < 1)
+    return std::nullopt;
+  const int64_t in_row = in[2] * in[3] * static_cast<int64_t>(elem);
+  const int64_t pixel = out[3] * static_cast<int64_t>(elem), width = out[2], total = out[1] * out[2];
+  int64_t rise = 0;
+  // Output pixel q is written while the inputs of pixels up to q + block - 1 may still be
+  // read: rows up to last(row of that pixel). Within a row the worst pixel is the first one,
+  // or one whose block reaches into a later row (the last block - 1).
+  auto at = [&](int64_t q) {
+    const int64_t y = std::min(total - 1, q + block - 1) / width;
+    const int64_t last = std::clamp<int64_t>(y * stride_h - pad_top + window - 1, -1, in[1] - 1);
+    rise = std::max(rise, (last + 1) * in_row - q * pixel);
+  };
+  for (int64_t y = 0; y < out[1] && width > 0; ++y) {
+    at(y * width);
+    for (int64_t x = std::max<int64_t>(1, width - block + 1); x < width; ++x) at(y * width + x);
+  }
+  return static_cast<uint64_t>(rise);
+}
+
 std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode mode) {
   std::vector<InPlace> out;
   if (mode == PlanMode::Simple || op.kernel < 0 || op.outputs.empty()) return out;  // output 0; 1 = scratch
@@ -63,8 +87,17 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
   else return out;
   const Tensor* in = operand(0);
   if (!in || static_cast<int>(op.ints.size()) <= pad) return out;
-  if (auto delta = row_stream_delta(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad], block))
-    out.push_back({0, *delta});
+  auto delta = row_stream_delta(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad], block);
+  if (!delta) return out;
+  InPlace rule{0, *delta};
+  // Bottom-up: conv2d_s8 and depthwise_conv2d_s8 (filter OHWI or 1HWC: KH is dimension 1).
+  const Tensor* filter = op.inputs.size() > 1 && op.inputs[1] >= 0 ? &g.tensors[op.inputs[1]] : nullptr;
+  if ((name == "conv2d_s8" || name == "depthwise_conv2d_s8") && filter && filter->shape.size() == 4 &&
+      op.ints.size() > 4)
+    if (auto rise = row_stream_rise(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad],
+                                    op.ints[4] * (filter->shape[1] - 1) + 1, block))
+      rule.may_rise = true, rule.rise = *rise;
+  out.push_back(rule);
   return out;
 }
 

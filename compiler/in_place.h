@@ -14,8 +14,15 @@
 //    as one block (a matrix product re-reads their inputs per group of output channels), the
 //    others one pixel at a time. So output pixel q (row-major) must end at or below the first
 //    input row of the row holding pixel q - block + 1: delta = max over q of (q + 1) *
-//    out_pixel_bytes - first_row(row(q - block + 1)) * in_row_bytes. Only PlanMode::Smallest uses these (they are a contract every tier's
-//    kernel must keep, stated in kernels/kernels.def).
+//    out_pixel_bytes - first_row(row(q - block + 1)) * in_row_bytes. Only PlanMode::Smallest
+//    uses these (they are a contract every tier's kernel must keep, stated in
+//    kernels/kernels.def).
+//  - Bottom-up (conv2d_s8 and depthwise_conv2d_s8 only, the op's rows_bottom_up): the mirror.
+//    Rows run last-first, output row r reads input rows up to last_row(r) = min(H_in - 1,
+//    r * stride_h - pad_top + dilation_h * (KH - 1)), so output pixel q must start at or
+//    above the end of input row last_row(row(q + block - 1)): the output starts at least
+//    rise = max over q of (last_row(row(q + block - 1)) + 1) * in_row_bytes - q *
+//    out_pixel_bytes above the input's start. The planner picks the direction per op.
 //
 // tests/plan_check.py re-derives these rules independently from `ember inspect --json`.
 
@@ -35,6 +42,8 @@ inline constexpr int64_t kConvBlockPixels = 4;
 struct InPlace {
   int input = -1;      // the operand index the output may overlap
   uint64_t delta = 0;  // the output starts at least this many bytes below that input
+  bool may_rise = false;  // or, with rows_bottom_up, at least `rise` bytes above its start
+  uint64_t rise = 0;
 };
 
 /// The in-place rule of `op` (its kernel selected) under `mode`, or nullopt. `dies(t)` tells
@@ -45,6 +54,12 @@ std::optional<InPlace> in_place_rule(const Graph& g, const Op& op, PlanMode mode
 /// The delta of a row-streaming op: output and input rank 4 NHWC with batch 1.
 std::optional<uint64_t> row_stream_delta(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& out_shape,
                                          size_t elem_bytes, int64_t stride_h, int64_t pad_top, int64_t block);
+
+/// The rise of a bottom-up row-streaming op (the same shapes); `window` = dilation_h * (KH - 1)
+/// + 1.
+std::optional<uint64_t> row_stream_rise(const std::vector<int64_t>& in_shape, const std::vector<int64_t>& out_shape,
+                                        size_t elem_bytes, int64_t stride_h, int64_t pad_top, int64_t window,
+                                        int64_t block);
 
 /// What `in_place_rule` decides, without the liveness test: candidate (operand, delta) pairs.
 std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode mode);

@@ -108,6 +108,11 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     return t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()
                ? std::string("null") : quote(str(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->name()));
   };
+  auto tensor_shape = [&](int32_t t) {
+    if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return std::string("null");
+    return list(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->shape(),
+                [](int32_t d) { return std::to_string(d); });
+  };
   std::string ops = list(p.ops(), [&](const fb::Op* op) {
     const std::string source = str(op->source());
     const KernelInfo* info = kernel_info(op->kernel());
@@ -119,7 +124,9 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
            ", \"outputs\": " + list(op->outputs(), tensor_name) +
            ", \"input_ids\": " + list(op->inputs(), [](int32_t t) { return std::to_string(t); }) +
            ", \"output_ids\": " + list(op->outputs(), [](int32_t t) { return std::to_string(t); }) +
+           ", \"input_shapes\": " + list(op->inputs(), tensor_shape) +
            ", \"ints\": " + list(op->ints(), [](int32_t v) { return std::to_string(v); }) +
+           ", \"rows_bottom_up\": " + (op->rows_bottom_up() ? "true" : "false") +
            ", \"source\": " + quote(source) + "}";
   });
   // Every arena tensor with its place and lifetime (ops that touch it; inputs from op 0,

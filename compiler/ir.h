@@ -66,6 +66,10 @@ struct Op {
   std::vector<int32_t> ints;
   std::vector<float> floats;
 
+  // Filled by plan_memory: write the output rows last-first (the output overlaps the upper end
+  // of the input it consumes; compiler/in_place.h).
+  bool rows_bottom_up = false;
+
   bool has(const std::string& key) const { return attrs.count(key) != 0; }
   int64_t i(const std::string& key) const;
   double f(const std::string& key) const;  // accepts an int attribute too

@@ -27,6 +27,88 @@ bool conflict(const Buffer& a, uint64_t oa, const Buffer& b, uint64_t ob) {
   return lifetimes_meet(a, b) && oa < ob + b.size && ob < oa + a.size && a.size && b.size;
 }
 
+// Offsets (multiples of kBufferAlignment, from 0) of a partner chain's members in the
+// narrowest band: member k sits at least align(delta) below member k - 1, or, if it may rise,
+// at least align(rise) above it. For a band width w, S_k is the set of feasible offsets of
+// member k (inside [0, w - size_k]); S_k is at most two intervals, and S_{k+1} depends only on
+// min and max of S_k, so one pass tests w. The least w is found by bisection (a wider band
+// keeps every narrower solution); the offsets are then read back from the last member,
+// preferring the downward link (a top-down kernel) where both fit.
+std::vector<int64_t> chain_offsets(const std::vector<Buffer>& buffers, const std::vector<int>& chain) {
+  const size_t n = chain.size();
+  constexpr int64_t kNone = INT64_MIN;
+  struct Span2 { int64_t a[2], b[2]; };  // intervals [a, b]; a == kNone: empty
+  auto floor_a = [](int64_t v) { return v < 0 ? -1 : v / kBufferAlignment * kBufferAlignment; };
+  std::vector<int64_t> down(n, 0), up(n, -1);  // link into member k; up < 0: may not rise
+  int64_t widest = 0, start = 0, low = 0, high = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Buffer& b = buffers[chain[k]];
+    widest = std::max<int64_t>(widest, static_cast<int64_t>(align_up(b.size)));
+    if (k == 0) continue;
+    down[k] = static_cast<int64_t>(align_up(b.overlap_delta));
+    if (b.may_rise) up[k] = static_cast<int64_t>(align_up(b.overlap_rise));
+  }
+  std::vector<int64_t> all_down(n, 0);  // every link down: always feasible
+  for (size_t k = 0; k < n; ++k) {
+    if (k) start -= down[k];
+    all_down[k] = start;
+    low = std::min(low, start);
+    high = std::max<int64_t>(high, start + static_cast<int64_t>(align_up(buffers[chain[k]].size)));
+  }
+  std::vector<Span2> sets(n);
+  auto feasible = [&](int64_t w) {
+    for (size_t k = 0; k < n; ++k) {
+      const int64_t top = floor_a(w - static_cast<int64_t>(buffers[chain[k]].size));
+      Span2& s = sets[k];
+      s.a[0] = s.a[1] = kNone;
+      if (top < 0) return false;
+      if (k == 0) {
+        s.a[0] = 0, s.b[0] = top;
+        continue;
+      }
+      const Span2& p = sets[k - 1];
+      int64_t lo = INT64_MAX, hi = INT64_MIN;
+      for (int i = 0; i < 2; ++i)
+        if (p.a[i] != kNone) lo = std::min(lo, p.a[i]), hi = std::max(hi, p.b[i]);
+      if (hi - down[k] >= 0) s.a[0] = 0, s.b[0] = std::min(top, hi - down[k]);
+      if (up[k] >= 0 && lo + up[k] <= top) s.a[1] = lo + up[k], s.b[1] = top;
+      if (s.a[0] == kNone && s.a[1] == kNone) return false;
+    }
+    return true;
+  };
+  int64_t lo_w = widest, hi_w = static_cast<int64_t>(align_up(static_cast<uint64_t>(high - low)));
+  if (!feasible(hi_w)) {  // cannot happen (all links down fit); keep the plain chain
+    for (int64_t& v : all_down) v -= low;
+    return all_down;
+  }
+  while (lo_w < hi_w) {
+    const int64_t mid = (lo_w + hi_w) / 2 / kBufferAlignment * kBufferAlignment;
+    if (mid >= lo_w && feasible(mid)) hi_w = mid;
+    else lo_w = mid + kBufferAlignment;
+  }
+  feasible(hi_w);
+  std::vector<int64_t> pos(n, 0);
+  const Span2& last = sets[n - 1];
+  pos[n - 1] = last.a[0] != kNone ? last.a[0] : last.a[1];
+  for (size_t k = n - 1; k > 0; --k) {
+    const Span2& p = sets[k - 1];
+    int64_t pick = kNone;
+    const int64_t above = pos[k] + down[k];  // member k - 1 at or above this: k went down
+    for (int i = 0; i < 2; ++i)
+      if (p.a[i] != kNone && p.b[i] >= above) {
+        const int64_t v = std::max(p.a[i], above);
+        if (pick == kNone || v < pick) pick = v;
+      }
+    if (pick == kNone && up[k] >= 0) {  // member k - 1 at or below pos[k] - up: k went up
+      const int64_t below = pos[k] - up[k];
+      for (int i = 0; i < 2; ++i)
+        if (p.a[i] != kNone && p.a[i] <= below) pick = std::max(pick, std::min(p.b[i], below));
+    }
+    pos[k - 1] = pick;  // some member of S_{k-1} led to S_k, so one of the two exists
+  }
+  return pos;
+}
+
 // Partner chains become units; a link whose unit would make two other members collide is
 // dropped (the output then goes anywhere free).
 std::vector<Unit> make_units(const std::vector<Buffer>& buffers, bool use_partners) {
@@ -44,11 +126,15 @@ std::vector<Unit> make_units(const std::vector<Buffer>& buffers, bool use_partne
     if (seen[head] || prev[head] >= 0) continue;
     Unit u;
     std::vector<int64_t> rel;
-    int64_t at = 0;
-    for (int i = static_cast<int>(head); i >= 0; i = next[i]) {
+    std::vector<int> chain;
+    for (int i = static_cast<int>(head); i >= 0 && !seen[i] && chain.size() < buffers.size(); i = next[i])
+      chain.push_back(i);
+    const std::vector<int64_t> at_k = chain_offsets(buffers, chain);
+    size_t k = 0;
+    for (int i = static_cast<int>(head); i >= 0; i = next[i], ++k) {
       if (seen[i]) break;
+      const int64_t at = at_k[k];
       if (!u.members.empty()) {
-        at -= static_cast<int64_t>(align_up(buffers[i].overlap_delta));
         bool ok = true;  // the new member must not collide with any but its partner
         for (size_t m = 0; m + 1 < u.members.size(); ++m)
           ok = ok && !conflict(buffers[i], static_cast<uint64_t>(at + (1LL << 40)), buffers[u.members[m]],
@@ -95,12 +181,17 @@ std::vector<uint64_t> place_in_order(const std::vector<Buffer>& buffers, const s
       for (size_t j : placed) {
         if (!lifetimes_meet(b, buffers[j]) || buffers[j].size == 0) continue;
         const int64_t off = static_cast<int64_t>(offsets[j]), other = static_cast<int64_t>(buffers[j].size);
-        if (b.overlaps == static_cast<int>(j))  // b is the output: at or below j's offset - delta
-          forbidden.push_back({off - static_cast<int64_t>(b.overlap_delta) - rel, off + other - rel});
-        else if (buffers[j].overlaps == static_cast<int>(i))  // j is the output over b
-          forbidden.push_back({off - size - rel, off + static_cast<int64_t>(buffers[j].overlap_delta) - rel});
-        else
+        // b is the output: at or below j's offset - delta (or at or above + rise).
+        if (b.overlaps == static_cast<int>(j)) {
+          const int64_t up = b.may_rise ? std::min(other, static_cast<int64_t>(b.overlap_rise)) : other;
+          forbidden.push_back({off - static_cast<int64_t>(b.overlap_delta) - rel, off + up - rel});
+        } else if (buffers[j].overlaps == static_cast<int>(i)) {  // j is the output over b
+          const Buffer& o = buffers[j];
+          const int64_t up = o.may_rise ? std::min(size, static_cast<int64_t>(o.overlap_rise)) : size;
+          forbidden.push_back({off - up - rel, off + static_cast<int64_t>(o.overlap_delta) - rel});
+        } else {
           forbidden.push_back({off - size - rel, off + other - rel});
+        }
       }
     }
     std::vector<uint64_t> candidates = {0};

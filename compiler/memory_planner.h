@@ -11,7 +11,13 @@
 //     buffer whose lifetime intersects its own.
 //     A buffer may name a partner it overlaps (an op's output over the input the op consumes,
 //     see compiler/in_place.h): it may then start at or below the partner's offset minus
-//     `overlap_delta` even though both are live at that op.
+//     `overlap_delta`, or (when `may_rise`: the op can write its rows last-first) at or above
+//     the partner's offset plus `overlap_rise`, even though both are live at that op.
+//  3. Partners chain (each output the next op's dying input) into units placed as one block.
+//     A unit's members get the relative offsets with the least span: each link goes down or
+//     up, so a chain of in-place convolutions zigzags inside a band instead of drifting down
+//     by every delta (the least span is found by bisection on the band's width, each width
+//     tested by one pass over the chain that keeps the range of feasible offsets per member).
 // Limits: lifetimes are whole ops; one region per call (plan_memory splits buffers over the
 // regions); the result can exceed the lower bound when lifetimes fragment the arena, and fall
 // below it only through partners.
@@ -31,6 +37,9 @@ struct Buffer {
   /// provided this one starts at least `overlap_delta` bytes below it; -1 = none.
   int overlaps = -1;
   uint64_t overlap_delta = 0;
+  /// The other way: this one may instead start at least `overlap_rise` bytes above it.
+  bool may_rise = false;
+  uint64_t overlap_rise = 0;
 };
 
 inline constexpr uint64_t kBufferAlignment = 16;

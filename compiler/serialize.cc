@@ -95,7 +95,7 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     kernels.insert(static_cast<uint16_t>(op.kernel));
     ops.push_back(fb::CreateOpDirect(fbb, static_cast<uint16_t>(op.kernel), &inputs, &outputs, &op.ints,
                                      &op.floats, op.source.c_str(),
-                                     op.kernel_reason.c_str()));
+                                     op.kernel_reason.c_str(), op.rows_bottom_up));
     ++kernel_ops;
   }
 

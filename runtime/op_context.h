@@ -49,6 +49,10 @@ struct OpContext {
   size_t num_ints;
   const float* floats;
   size_t num_floats;
+  /// Write the output rows last-first (the program's Op.rows_bottom_up): the planner placed the
+  /// output over the upper end of an input the op consumes. The kernels that honour it are
+  /// listed in kernels/kernels.def; no verified program sets it for any other.
+  bool rows_bottom_up = false;
 
   const TensorView& in(size_t i) const { return inputs[i]; }
   const TensorView& out(size_t i) const { return outputs[i]; }

@@ -149,6 +149,7 @@ void Program::bind_op(size_t index, Span<const Span<uint8_t>> regions, TensorVie
   ctx->num_ints = op.ints() ? op.ints()->size() : 0;
   ctx->floats = op.floats() ? op.floats()->data() : nullptr;
   ctx->num_floats = op.floats() ? op.floats()->size() : 0;
+  ctx->rows_bottom_up = op.rows_bottom_up();
 }
 
 KernelFn Program::run_fn(size_t op) const {

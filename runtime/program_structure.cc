@@ -75,6 +75,7 @@ constexpr Field kOpFields[] = {
     {fbs::Op::VT_FLOATS, vector(4)},
     {fbs::Op::VT_SOURCE, kString},
     {fbs::Op::VT_KERNEL_NOTE, kString},
+    {fbs::Op::VT_ROWS_BOTTOM_UP, scalar(1)},
 };
 constexpr Field kRegionFields[] = {
     {fbs::Region::VT_NAME, kString},

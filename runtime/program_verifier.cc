@@ -286,6 +286,11 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 //    output row r is written after reading input rows from max(0, r * stride - pad_top) on,
 //    conv2d_s8 may finish 4 output pixels as one block, the others 1: output pixel q must end
 //    below the first input row of the row of pixel q - block + 1 (kernels/kernels.def).
+//  - the same for conv2d_s8 and depthwise_conv2d_s8 with rows_bottom_up, mirrored: rows run
+//    last-first and output row r reads input rows up to min(H - 1, r * stride - pad_top +
+//    dilation_h * (KH - 1)), so output pixel q must start above the last input row of the
+//    row of pixel q + block - 1. Then *above is set and *delta is how far above the input's
+//    start the output must start at least.
 // Operand counts and ints were checked against the kernel's signature before this runs. Only
 // called for an output that overlaps a live buffer, so it costs nothing on a plan without
 // in-place ops. Byte counts are 32-bit: each is at most a verified tensor's size.
@@ -324,11 +329,15 @@ const fbs::Tensor* overlapping_input(const fbs::Program& p, const fbs::Op& op, c
   return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
 }
 
-int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta) {
+int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta,
+                       bool* above) {
   *delta = 0;
+  *above = op.rows_bottom_up();
   const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
   // Only the result (output 0) may run in place; a second output (scratch) never overlaps.
   if (out != 0 || rule == kNoInPlace) return -1;
+  // Only these two write rows last-first; on any other op the flag allows no overlap at all.
+  if (*above && rule != kConvRows && rule != kDepthwiseRows) return -1;
   const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   const flatbuffers::Vector<int32_t>& os = *o.shape();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
@@ -358,6 +367,30 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   const uint32_t pixel = static_cast<uint32_t>(os.Get(3)) * elem;
   const uint32_t width = static_cast<uint32_t>(os.Get(2)), height = static_cast<uint32_t>(os.Get(1));
   uint32_t need = 0;
+  if (*above) {
+    // The window's height: the filter (input 1, OHWI or 1HWC, checked by the kernel) and
+    // dilation_h (ints[4]). In 64 bits: hostile ints may be large.
+    const fbs::Tensor* f = op.inputs()->size() > 1 && op.inputs()->Get(1) >= 0
+                               ? p.tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(1)))
+                               : nullptr;
+    if (f == nullptr || f->shape()->size() != 4 || op.ints()->size() <= 4) return -1;
+    const int64_t reach = int64_t{op.ints()->Get(4)} * (f->shape()->Get(1) - 1) - pad;
+    const uint32_t total = height * width;
+    auto ahead = [&](uint32_t q) {  // pixel q is written while pixels up to q + block - 1 read
+      const uint32_t qa = q + block - 1 < total ? q + block - 1 : total - 1;
+      int64_t last = int64_t{qa / width} * stride + reach;
+      last = last < -1 ? -1 : last >= in_h ? int64_t{in_h} - 1 : last;
+      const int64_t d = (last + 1) * in_row - int64_t{q} * pixel;
+      if (d > need) need = static_cast<uint32_t>(d);  // <= the input's bytes
+    };
+    // Within a row the bound steps up only where q + block - 1 enters a later row.
+    for (uint32_t y = 0; y < height && width > 0; ++y) {
+      ahead(y * width);
+      for (uint32_t x = width + 1 > block + 1 ? width - block + 1 : 1; x < width; ++x) ahead(y * width + x);
+    }
+    *delta = need;
+    return 0;
+  }
   // Within a row the first input row read is fixed, so its last pixel needs the most; its first
   // block - 1 pixels may finish a block that began in the row above. So per row: pixels
   // 0 .. block - 2 and the last one.
@@ -462,11 +495,22 @@ Status check_graph_and_plan(const fbs::Program& p) {
           const fbs::Tensor& tt = *p.tensors()->Get(base + c);
           if (!bytes_overlap(tb, tt)) continue;
           uint32_t delta = 0;
-          const int32_t i = op != nullptr && last[c] == time ? in_place_input(p, *op, out, &delta) : -1;
-          // In place over an input that dies here, starting at least delta bytes below it.
-          if (i >= 0 && buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(i))) == t &&
-              delta <= tt.offset() && tb.offset() <= tt.offset() - delta)
-            continue;
+          bool above = false;
+          const int32_t i =
+              op != nullptr && last[c] == time ? in_place_input(p, *op, out, &delta, &above) : -1;
+          if (i >= 0 && buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(i))) == t) {
+            // In place over an input that dies here: starting at least delta bytes below it,
+            // or with rows last-first at least delta bytes above its start.
+            if (above ? uint64_t{tt.offset()} + delta <= tb.offset()
+                      : delta <= tt.offset() && tb.offset() <= tt.offset() - delta)
+              continue;
+            EMBER_CHECK_OR_RETURN(false, Status::BadPlan,
+                                  "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
+                                  " '%s' at %" PRIu32 " at op %" PRId32 "; %s in place needs it %" PRIu32
+                                  " bytes %s",
+                                  b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time,
+                                  above ? "bottom-up" : "row-order", delta, above ? "above" : "below");
+          }
           EMBER_CHECK_OR_RETURN(false, Status::BadPlan,
                                 "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") overlaps live "
                                 "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") at op %" PRId32,

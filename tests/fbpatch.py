@@ -14,7 +14,8 @@ PROGRAM = {"version": 0, "tensors": 1, "ops": 2, "inputs": 3, "outputs": 4, "reg
            "kernels": 6, "constant_data": 7}
 TENSOR = {"name": 0, "shape": 1, "dtype": 2, "quant": 3, "storage": 4, "region": 5, "offset": 6,
           "layout": 7, "view_of": 8}
-OP = {"kernel": 0, "inputs": 1, "outputs": 2, "ints": 3, "floats": 4, "source": 5}
+OP = {"kernel": 0, "inputs": 1, "outputs": 2, "ints": 3, "floats": 4, "source": 5, "kernel_note": 6,
+      "rows_bottom_up": 7}
 REGION = {"name": 0, "size": 1}
 QUANT = {"scale": 0, "zero_point": 1, "axis": 2}
 

@@ -13,7 +13,8 @@ Rules checked:
   - two buffers (views count as their source) whose lifetimes meet and whose bytes intersect
     are allowed only if one is an op's output and the other an input of that op that is read by
     no later op (nor is a program output), the op's kernel may work in place over that input,
-    and the output starts at least `delta` bytes below the input (delta from the rules below);
+    and the output starts at least `delta` bytes below the input (delta from the rules below),
+    or, when the op has `rows_bottom_up`, at least `rise` bytes above the input's start;
   - no buffer is written in place over a program input unless `inputs_consumed`.
 
 In-place rules (delta = how far below the input the output must start):
@@ -24,6 +25,13 @@ In-place rules (delta = how far below the input the output must start):
     r start at input row f(r) = clamp(r * stride_h - pad_top, 0, H_in); pixel q must end below
     the input rows still to be read, those from f(row of pixel q - B + 1):
     delta = max over q of (q + 1) * out_pixel_bytes - f(row(max(0, q - B + 1))) * in_row_bytes.
+  - bottom-up (`rows_bottom_up`, conv2d_s8 and depthwise_conv2d_s8 only), the mirror: rows are
+    written last-first, and output row r reads input rows up to
+    l(r) = min(H_in - 1, r * stride_h - pad_top + dilation_h * (KH - 1)) (dilation_h = ints[4],
+    KH = the filter's dimension 1, from `input_shapes`); pixel q must start above the input
+    rows still to be read, those up to l(row of pixel q + B - 1):
+    rise = max over q of (l(row(min(q + B - 1, last pixel))) + 1) * in_row_bytes - q * out_pixel_bytes.
+    Any other kernel with `rows_bottom_up` may not overlap an input at all.
 """
 
 from __future__ import annotations
@@ -52,6 +60,38 @@ def _row_delta(in_shape, out_shape, elem, stride, pad, block):
         first = min(in_shape[1], max(0, row * stride - pad))
         worst = max(worst, (q + 1) * pixel - first * in_row)
     return worst
+
+
+def _row_rise(in_shape, out_shape, elem, stride, pad, window, block):
+    if len(in_shape) != 4 or len(out_shape) != 4 or in_shape[0] != 1 or out_shape[0] != 1:
+        return None
+    if stride < 1 or pad < 0 or window < 1:
+        return None
+    in_row = in_shape[2] * in_shape[3] * elem
+    pixel = out_shape[3] * elem
+    pixels = out_shape[1] * out_shape[2]
+    worst = 0
+    for q in range(pixels):  # every pixel, plainly
+        row = min(q + block - 1, pixels - 1) // out_shape[2]
+        last = max(-1, min(in_shape[1] - 1, row * stride - pad + window - 1))
+        worst = max(worst, (last + 1) * in_row - q * pixel)
+    return worst
+
+
+def allowed_rise(op: dict, operand: int, tensors: dict) -> int | None:
+    """For an op with rows_bottom_up: the least distance (bytes) by which its output must start
+    above the start of input `operand` to be written over it, or None when it may not."""
+    if op["kernel"] not in ("conv2d_s8", "depthwise_conv2d_s8") or operand != 0 or not op["output_ids"]:
+        return None
+    out, src = tensors.get(op["output_ids"][0]), tensors.get(op["input_ids"][0])
+    shapes = op.get("input_shapes") or []
+    if out is None or src is None or src["dtype"] != out["dtype"] or len(shapes) < 2 or not shapes[1]:
+        return None
+    if len(shapes[1]) != 4 or len(op["ints"]) < 5:
+        return None
+    window = op["ints"][4] * (shapes[1][1] - 1) + 1
+    block = ROW_STREAMING[op["kernel"]][2]
+    return _row_rise(src["shape"], out["shape"], ELEM[out["dtype"]], op["ints"][0], op["ints"][2], window, block)
 
 
 def allowed_delta(op: dict, operand: int, tensors: dict) -> int | None:
@@ -145,14 +185,20 @@ def check_plan(info: dict, capacities: dict | None = None, inputs_consumed: bool
                 why = "the input is a program input"
             else:
                 op = ops[k]
-                deltas = [allowed_delta(op, j, tensors) for j, t in enumerate(op["input_ids"])
+                up = bool(op.get("rows_bottom_up"))
+                rule = allowed_rise if up else allowed_delta
+                deltas = [rule(op, j, tensors) for j, t in enumerate(op["input_ids"])
                           if t in root and root[t] == src]
                 deltas = [d for d in deltas if d is not None]
+                gap = tensors[dst]["offset"] - tensors[src]["offset"]  # output above input: > 0
                 if not deltas:
-                    why = f"kernel {op['kernel']} may not write over that input"
-                elif tensors[dst]["offset"] + min(deltas) > tensors[src]["offset"]:
+                    why = f"kernel {op['kernel']} may not write over that input" + (" bottom-up" if up else "")
+                elif up and gap < min(deltas):
+                    why = (f"bottom-up in place under {op['kernel']} needs the output {min(deltas)} bytes above "
+                           f"its input, it is {gap}")
+                elif not up and -gap < min(deltas):
                     why = (f"in place under {op['kernel']} needs the output {min(deltas)} bytes below its input, "
-                           f"it is {tensors[src]['offset'] - tensors[dst]['offset']}")
+                           f"it is {-gap}")
             if why:
                 problems.append(f"{ta['name']} [{ta['offset']}, +{ta['bytes']}) and {tb['name']} "
                                 f"[{tb['offset']}, +{tb['bytes']}) in {ta['region']} overlap: {why}")

@@ -63,3 +63,21 @@ def test_inspect_prints_the_notes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "dsp kernel (depthwise 3x3)" in out
     assert "portable kernel: grouped convolution" in out
+
+
+class Concat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 4, 1)
+        self.b = nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        return torch.cat([self.a(x), torch.relu(self.b(x))], dim=1)
+
+
+def test_byte_moving_kernels_are_not_reported_as_fallbacks():
+    x = torch.randn(1, 3, 8, 8)
+    program = ember.compile(Concat().eval(), (x,), calibration=[(torch.randn(1, 3, 8, 8),) for _ in range(4)],
+                            target="cortex-m4")
+    notes = {op["kernel"]: op["kernel_note"] for op in program.inspect()["ops"]}
+    assert notes["cat_s8"] == "portable kernel (moves bytes only; the same on every tier)"

@@ -43,6 +43,14 @@ bool has_optimized_kernel(int kernel) {
   return false;
 }
 
+// Kernels that only move bytes (memcpy/memmove runs, the C library's own per-target code): one
+// implementation serves every tier, so running it is not a fallback.
+bool moves_bytes_only(int kernel) {
+  for (const char* name : {"copy", "pad_s8", "transpose_s8", "cat_s8"})
+    if (kernel == kernel_id(name)) return true;
+  return false;
+}
+
 }  // namespace
 
 Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
@@ -53,6 +61,10 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
     if (op.kernel < 0) continue;  // a view
+    if (moves_bytes_only(op.kernel)) {
+      op.kernel_reason = "portable kernel (moves bytes only; the same on every tier)";
+      continue;
+    }
     if (!has_optimized_kernel(op.kernel)) {
       op.kernel_reason = "portable kernel: no " + tier_word + " kernel for " + std::string(kernel_info(op.kernel)->name);
       continue;

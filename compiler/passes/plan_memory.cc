@@ -37,6 +37,7 @@ struct Plan {
   uint64_t lower_bound = 0;
   int peak_op = -1;                       // index into `order`
   uint64_t total = 0;
+  std::vector<bool> bottom_up;            // per step: the op writes its rows last-first
   std::string error;                      // non-empty: does not fit
 };
 
@@ -124,6 +125,7 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
   for (const auto& [r, b] : groups) index[r] = static_cast<int>(list.size()), roots.push_back(r), list.push_back(b);
 
   // Partners: an op's output over an input that dies at the op.
+  std::vector<std::pair<int, int>> partners(num_ops, {-1, -1});  // per step: output, input buffer
   for (int s = 0; s < num_ops; ++s) {
     const Op& op = g.ops[order[s]];
     if (op.kind == "reshape" || op.outputs.empty()) continue;  // the result; a scratch output stays apart
@@ -137,6 +139,9 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
       Buffer& b = list[index[out]];
       b.overlaps = index[root[op.inputs[rule->input]]];
       b.overlap_delta = rule->delta;
+      b.may_rise = rule->may_rise;
+      b.overlap_rise = rule->rise;
+      partners[s] = {index[out], b.overlaps};
     }
   }
 
@@ -179,6 +184,14 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
       plan.regions.push_back({regions[r].name, regions[r].capacity, arena[r]});
       plan.total += arena[r];
     }
+  }
+  // An output placed over the upper end of its input needs the op's rows last-first (the
+  // planner allowed it only where the rule may rise); below it, or apart, the usual order.
+  plan.bottom_up.assign(num_ops, false);
+  for (int s = 0; s < num_ops; ++s) {
+    const auto [o, i] = partners[s];
+    if (o < 0 || region_of[o] != region_of[i] || offset[o] <= offset[i]) continue;
+    plan.bottom_up[s] = offset[o] < offset[i] + list[i].size && offset[i] < offset[o] + list[o].size;
   }
   plan.lower_bound = lifetime_lower_bound(list, num_ops, &plan.peak_op);
   plan.tensor_region.assign(g.tensors.size(), -1);
@@ -256,7 +269,10 @@ Status plan_memory(Graph& g, const Target& target, Diagnostics& diag) {
     return Status::Failure;
   }
   std::vector<Op> ops;
-  for (int k : plan.order) ops.push_back(std::move(g.ops[k]));
+  for (size_t s = 0; s < plan.order.size(); ++s) {
+    ops.push_back(std::move(g.ops[plan.order[s]]));
+    ops.back().rows_bottom_up = plan.bottom_up[s];
+  }
   g.ops = std::move(ops);
   g.regions = plan.regions;
   g.tensor_region = plan.tensor_region;

@@ -1,9 +1,10 @@
 //===- add_s8_scalar.cc - add_s8 runs in plain Thumb-2 --------------------===//
 //
 // Also the DSP tier's kernel (the per-element work is 32x32-bit multiplies, which SIMD32 does
-// not help). The per-op constants are hoisted, an operand that repeats is rescaled once, and
-// the rescaling and requantization use the 32-bit forms of primitives_scalar.h (one SMULL each)
-// instead of the portable 64-bit divisions.
+// not help). The per-op constants are hoisted, an operand that repeats is rescaled once (a
+// separate loop per case, so the element loop has no step test), and the rescaling and
+// requantization use the 32-bit forms of primitives_scalar.h (one SMLAL each) instead of the
+// portable 64-bit divisions.
 
 #include "kernels/arm/tier.h"
 
@@ -20,14 +21,22 @@ void add_s8_run(const AddParamsS8& p, const int8_t* a, int32_t a_step, const int
   const int32_t ls = p.left_shift;
   const int32_t am = p.a_multiplier, as = p.a_shift, bm = p.b_multiplier, bs = p.b_shift;
   const int32_t azp = p.a_zp, bzp = p.b_zp;
-  const int32_t om = p.output_multiplier, os = p.output_shift, ozp = p.output_zp;
-  const int32_t lo = p.act_min, hi = p.act_max;
-  const int32_t sa0 = scale_input_s32((a[0] - azp) * (1 << ls), am, as);
-  const int32_t sb0 = scale_input_s32((b[0] - bzp) * (1 << ls), bm, bs);
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t sa = a_step != 0 ? scale_input_s32((a[i] - azp) * (1 << ls), am, as) : sa0;
-    const int32_t sb = b_step != 0 ? scale_input_s32((b[i] - bzp) * (1 << ls), bm, bs) : sb0;
-    out[i] = requantize_s8(sa + sb, om, os, ozp, lo, hi);
+  const ChannelRequant q = channel_requant(p.output_multiplier, p.output_shift);
+  const OutputClamp oc = output_clamp(p.output_zp, p.act_min, p.act_max);
+  const auto scale_a = [&](int32_t v) { return scale_input_s32((v - azp) * (1 << ls), am, as); };
+  const auto scale_b = [&](int32_t v) { return scale_input_s32((v - bzp) * (1 << ls), bm, bs); };
+  const auto store = [&](int32_t i, int32_t sum) { out[i] = clamp_output(oc, requantize_value(q, sum)); };
+  if (a_step != 0 && b_step != 0) {
+    for (int32_t i = 0; i < n; ++i) store(i, scale_a(a[i]) + scale_b(b[i]));
+  } else if (a_step != 0) {
+    const int32_t sb = scale_b(b[0]);
+    for (int32_t i = 0; i < n; ++i) store(i, scale_a(a[i]) + sb);
+  } else if (b_step != 0) {
+    const int32_t sa = scale_a(a[0]);
+    for (int32_t i = 0; i < n; ++i) store(i, sa + scale_b(b[i]));
+  } else {
+    const int32_t sum = scale_a(a[0]) + scale_b(b[0]);
+    for (int32_t i = 0; i < n; ++i) store(i, sum);
   }
 }
 

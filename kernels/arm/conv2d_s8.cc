@@ -3,6 +3,15 @@
 // Tier-independent: the inner products are mat_mult_s8 (one per tier). The im2col rows hold
 // raw int8 activations, with input_zp in place of padding: folded + sum x * w over the whole
 // window then equals the portable bias + sum over the valid taps of (x - input_zp) * w.
+//
+// Row order (the in-place contract of kernels/kernels.def): top-down, the paths run as one
+// pass over the pixels. With ctx.rows_bottom_up the output may overlap the upper end of the
+// input, so the tier's product is called on the last rows first: one output row at a time
+// (im2col, strided pointwise), or one block of pixels at a time, last block first (pointwise
+// over the whole plane). A tier's product may sweep all its rows once per group of output
+// channels, so a call that reads the input in place (pointwise) covers at most kInPlaceBlock
+// pixels when the output overlaps the input: the contract's B. im2col gathers a block's
+// windows into scratch before it writes any of the block's pixels, so its block size is free.
 
 #include "kernels/arm/conv2d_s8.h"
 
@@ -13,6 +22,9 @@
 
 namespace ember::kernels::arm {
 namespace {
+
+// The pixels one product call reads in place and finishes at once: B = 4 in kernels/kernels.def.
+constexpr int32_t kInPlaceBlock = 4;
 
 MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8& q) {
   MatMultS8 m{};
@@ -28,19 +40,36 @@ MatMultS8 base_args(const rt::OpContext& c, const Conv2dShape& s, const QuantS8&
 }
 
 void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const int8_t* input,
-               int8_t* output) {
+               int8_t* output, bool bottom_up) {
   if (g.stride_h == 1 && g.stride_w == 1 && s.out_h == s.in_h && s.out_w == s.in_w) {
-    m.lhs = input, m.rows = s.batches * s.out_h * s.out_w, m.lhs_stride = s.in_c, m.out = output;
-    mat_mult_s8(m);
+    const int32_t total = s.batches * s.out_h * s.out_w;
+    m.lhs_stride = s.in_c;
+    const uintptr_t in = reinterpret_cast<uintptr_t>(input), out = reinterpret_cast<uintptr_t>(output);
+    if (out >= in + static_cast<size_t>(total) * s.in_c || in >= out + static_cast<size_t>(total) * s.out_c) {
+      m.lhs = input, m.rows = total, m.out = output;  // not in place: one call
+      mat_mult_s8(m);
+      return;
+    }
+    // Blocks of kInPlaceBlock pixels from pixel 0, in the op's row order: pixel p reads input
+    // pixel p only.
+    const int32_t blocks = (total + kInPlaceBlock - 1) / kInPlaceBlock;
+    for (int32_t k = 0; k < blocks; ++k) {
+      const int32_t first = (bottom_up ? blocks - 1 - k : k) * kInPlaceBlock;
+      m.lhs = input + static_cast<size_t>(first) * s.in_c;
+      m.out = output + static_cast<size_t>(first) * s.out_c;
+      m.rows = total - first < kInPlaceBlock ? total - first : kInPlaceBlock;
+      mat_mult_s8(m);
+    }
     return;
   }
   m.rows = s.out_w, m.lhs_stride = g.stride_w * s.in_c;
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
-      m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
-      m.out = output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w) * s.out_c;
-      mat_mult_s8(m);
-    }
+  const int32_t rows = s.batches * s.out_h;
+  for (int32_t k = 0; k < rows; ++k) {
+    const int32_t row = bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
+    m.out = output + static_cast<size_t>(row) * s.out_w * s.out_c;
+    mat_mult_s8(m);
+  }
 }
 
 // One im2col row: the window of output pixel (n, y, x), KH x KW x C bytes.
@@ -51,39 +80,50 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
     const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
     int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
     if (iy < 0 || iy >= s.in_h) {
-      fill_s8(dst, pad, s.filter_w * c);
+      im2col_fill_s8(dst, pad, s.filter_w * c);
       continue;
     }
     const int8_t* line = input + (static_cast<size_t>(n) * s.in_h + iy) * s.in_w * c;
     const int32_t ix0 = x * g.stride_w - g.pad_left;
     if (g.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.in_w) {  // one contiguous run
-      copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
+      im2col_copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
       continue;
     }
     for (int32_t kx = 0; kx < s.filter_w; ++kx, dst += c) {
       const int32_t ix = ix0 + kx * g.dilation_w;
-      if (ix < 0 || ix >= s.in_w) fill_s8(dst, pad, c);
-      else copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
+      if (ix < 0 || ix >= s.in_w) im2col_fill_s8(dst, pad, c);
+      else im2col_copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
     }
   }
 }
 
-void im2col(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
-            const int8_t* input, int8_t* scratch, int8_t* output) {
+// Pixels [begin, end) in row-major order, gathered and multiplied a block at a time.
+void im2col_run(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+                const int8_t* input, int8_t* scratch, int8_t* output, int32_t begin, int32_t end) {
   const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
-  const int32_t total = s.batches * s.out_h * s.out_w;
   m.lhs = scratch, m.lhs_stride = m.depth;
-  int32_t filled = 0, first = 0;
-  for (int32_t p = 0; p < total; ++p) {
+  int32_t filled = 0, first = begin;
+  for (int32_t p = begin; p < end; ++p) {
     const int32_t x = p % s.out_w, y = (p / s.out_w) % s.out_h, n = p / (s.out_w * s.out_h);
     gather(s, g, pad, input, n, y, x, scratch + static_cast<size_t>(filled) * m.depth);
-    if (++filled == block || p == total - 1) {
+    if (++filled == block || p == end - 1) {
       m.rows = filled;
       m.out = output + static_cast<size_t>(first) * s.out_c;
       mat_mult_s8(m);
       first = p + 1, filled = 0;
     }
   }
+}
+
+void im2col(const MatMultS8& m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+            const int8_t* input, int8_t* scratch, int8_t* output, bool bottom_up) {
+  const int32_t rows = s.batches * s.out_h;
+  if (!bottom_up) {
+    im2col_run(m, s, g, pad, input, scratch, output, 0, rows * s.out_w);
+    return;
+  }
+  for (int32_t row = rows - 1; row >= 0; --row)  // one output row at a time, last first
+    im2col_run(m, s, g, pad, input, scratch, output, row * s.out_w, (row + 1) * s.out_w);
 }
 
 }  // namespace
@@ -124,10 +164,10 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
     return kernels::run_conv2d_s8(c);
   const MatMultS8 m = base_args(c, s, q);
   if (path == Conv2dPath::Pointwise)
-    pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>());
+    pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   else
     im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(),
-           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>());
+           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   return Status::Ok;
 }
 

@@ -7,6 +7,7 @@
 #include "kernels/arm/conv2d_s8.h"
 
 #include "kernels/arm/fold.h"
+#include "kernels/arm/in_place_test.h"
 #include "kernels/arm/kernels.h"
 #include "kernels/arm/tier_test.h"
 #include "kernels/portable/conv2d_s8.h"
@@ -18,6 +19,7 @@ constexpr int32_t kMaxIn = 2 * 12 * 12 * 40, kMaxFilter = 24000, kMaxOut = 2 * 1
 constexpr int32_t kMaxScratch = 4 * 10 * 5 * 40, kMaxC = 48;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int8_t g_scratch[kMaxScratch + 16];
+int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 
 
@@ -101,6 +103,12 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
       for (int32_t j = 0; j < out_n; ++j) bad |= g_got[j] != g_want[j];
       for (int32_t j = out_n; j < out_n + 16; ++j) bad |= g_got[j] != 0x55;  // no overrun
       if (conv2d_s8_path(s, g) != Conv2dPath::Portable) ++o.optimized;
+      if (s.batches == 1) {  // over its own input, in both row orders (kernels/kernels.def)
+        const RowStream rs{s.in_h, s.in_w * s.in_c, s.out_h, s.out_w, s.out_c,
+                           g.stride_h, g.pad_top, g.dilation_h * (s.filter_h - 1) + 1, 4};
+        bad |= !in_place_matches(ctx, rs, [](const rt::OpContext& c) { run_conv2d_s8(c); }, g_arena, in_n, out_n,
+                                 g_want);
+      }
     }
     // The host tools' check accepts the right folded bias and refuses one off by one.
     bad |= check_conv2d_s8_with_fold(ctx) != check_conv2d_s8(ctx);

@@ -1,4 +1,12 @@
 //===- depthwise_conv2d_s8.cc - Optimized int8 depthwise: checks, dispatch ===//
+//
+// Row order (the in-place contract of kernels/kernels.def): the tier's body writes each
+// channel's rows in the op's direction, but may finish one channel group over every row
+// before the next group reads its input (the MVE one does). Each channel's output depends on
+// the same channel's input only, so when the output sits a whole number of pixels from the
+// input every output byte lands on its own channel's input, and the contract holds channel
+// by channel: the body runs once. Otherwise an overlapping op runs the body one output row
+// at a time, in the op's direction, which is row-major order over all channels.
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
 
@@ -7,6 +15,22 @@
 #include "kernels/portable/depthwise_conv2d_s8.h"
 
 namespace ember::kernels::arm {
+namespace {
+
+// Whether two byte ranges share a byte. Compared as integers: the views may belong to
+// different objects (then they never overlap).
+bool overlap(const void* a, size_t na, const void* b, size_t nb) {
+  const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return na != 0 && nb != 0 && pa < pb + nb && pb < pa + na;
+}
+
+// Whether a and b are a whole number of `pixel`-byte steps apart.
+bool whole_pixels_apart(const void* a, const void* b, size_t pixel) {
+  const uintptr_t pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return (pa > pb ? pa - pb : pb - pa) % pixel == 0;
+}
+
+}  // namespace
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_depthwise_conv2d_s8(c));
@@ -44,8 +68,28 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.in(kFoldedBias).as<const int32_t>(),
                 c.in(3).as<const int32_t>(),
                 c.in(4).as<const int32_t>(),
-                c.out(0).as<int8_t>()};
-  depthwise_conv2d_s8_body(d);
+                c.out(0).as<int8_t>(),
+                is_absent(c.in(2)) ? nullptr : c.in(2).as<const int32_t>(),
+                c.rows_bottom_up};
+  if (!overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements()) ||
+      whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
+    depthwise_conv2d_s8_body(d);
+    return Status::Ok;
+  }
+  // One output row per call: batch 1, height 1, the window's top moved by pad_top (negative
+  // below the first row; depthwise_conv2d_s8.h allows it).
+  const int32_t rows = s.batches * s.out_h;
+  const size_t in_image = static_cast<size_t>(s.in_h) * s.in_w * s.in_c;
+  const size_t out_row = static_cast<size_t>(s.out_w) * s.out_c;
+  DepthwiseS8 r = d;
+  r.shape.batches = 1, r.shape.out_h = 1, r.rows_bottom_up = false;
+  for (int32_t k = 0; k < rows; ++k) {
+    const int32_t row = c.rows_bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    r.input = d.input + static_cast<size_t>(n) * in_image;
+    r.output = d.output + static_cast<size_t>(row) * out_row;
+    r.geometry.pad_top = d.geometry.pad_top - y * d.geometry.stride_h;
+    depthwise_conv2d_s8_body(r);
+  }
   return Status::Ok;
 }
 

@@ -29,10 +29,17 @@ struct DepthwiseS8 {
   const int32_t* multiplier;
   const int32_t* shift;
   int8_t* output;
+  const int32_t* raw_bias;  // the op's own bias (null: none), for windows that cross the padding
+  bool rows_bottom_up = false;  // output rows last-first (each row's pixels still in order)
 };
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One
-/// implementation per tier.
+/// implementation per tier. Each channel's output rows are written in the order
+/// rows_bottom_up gives; the channels may be visited in any grouping (MVE: groups of 16
+/// outermost). An in-place op whose output is not a whole number of pixels away from its
+/// input calls it for one output row at a time (out_h 1, batches 1, pad_top reduced by
+/// y * stride_h): pad_top may then be negative, meaning the window starts below the input's
+/// first row.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
 
 /// Output column range [x0, x1) whose windows lie wholly inside the input along x.

@@ -119,11 +119,12 @@ inline Acc start(const Group& g) {
 // window's first tap, channel c0, and advances by `step` bytes per pixel. Not inlined: one
 // copy per tail flag keeps the code small.
 template <bool kTail>
-__attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t step, int8_t* out, int32_t count) {
+__attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t step, int8_t* out, int32_t count,
+                                        size_t xs, size_t rs) {
   const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
-  const int32_t cc = s.in_c;
+  const int32_t cc = s.in_c;  // weight stride; xs and rs are the input's pixel and row strides
   const mve_pred16_t p = k.pred;
   const bool three = s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && geo.dilation_w == 1;
   for (int32_t i = 0; i < count; ++i, x += step, out += s.out_c) {
@@ -131,20 +132,20 @@ __attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t st
     const int8_t* xr = x;
     Acc a = start(*k.g);
     if (three) {
-      const int8_t* x1 = xr + k.row;
-      const int8_t* x2 = x1 + k.row;
+      const int8_t* x1 = xr + rs;
+      const int8_t* x2 = x1 + rs;
       tap(a, load16<kTail>(xr, p), load16<kTail>(w, p));
-      tap(a, load16<kTail>(xr + cc, p), load16<kTail>(w + cc, p));
-      tap(a, load16<kTail>(xr + 2 * cc, p), load16<kTail>(w + 2 * cc, p));
+      tap(a, load16<kTail>(xr + xs, p), load16<kTail>(w + cc, p));
+      tap(a, load16<kTail>(xr + 2 * xs, p), load16<kTail>(w + 2 * cc, p));
       tap(a, load16<kTail>(x1, p), load16<kTail>(w + 3 * cc, p));
-      tap(a, load16<kTail>(x1 + cc, p), load16<kTail>(w + 4 * cc, p));
-      tap(a, load16<kTail>(x1 + 2 * cc, p), load16<kTail>(w + 5 * cc, p));
+      tap(a, load16<kTail>(x1 + xs, p), load16<kTail>(w + 4 * cc, p));
+      tap(a, load16<kTail>(x1 + 2 * xs, p), load16<kTail>(w + 5 * cc, p));
       tap(a, load16<kTail>(x2, p), load16<kTail>(w + 6 * cc, p));
-      tap(a, load16<kTail>(x2 + cc, p), load16<kTail>(w + 7 * cc, p));
-      tap(a, load16<kTail>(x2 + 2 * cc, p), load16<kTail>(w + 8 * cc, p));
+      tap(a, load16<kTail>(x2 + xs, p), load16<kTail>(w + 7 * cc, p));
+      tap(a, load16<kTail>(x2 + 2 * xs, p), load16<kTail>(w + 8 * cc, p));
     } else {
-      const size_t step_y = static_cast<size_t>(geo.dilation_h) * k.row;
-      const size_t step_x = static_cast<size_t>(geo.dilation_w) * cc;
+      const size_t step_y = static_cast<size_t>(geo.dilation_h) * rs;
+      const size_t step_x = static_cast<size_t>(geo.dilation_w) * xs;
       for (int32_t ky = 0; ky < s.filter_h; ++ky, xr += step_y) {
         const int8_t* xt = xr;
         for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc)
@@ -184,8 +185,9 @@ void group(const Ctx& k) {
   const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb) {
+      const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
       const int32_t iy0 = y * geo.stride_h - geo.pad_top;
       const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
       int32_t x0 = 0, x1 = 0;
@@ -197,10 +199,58 @@ void group(const Ctx& k) {
         const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * k.row + k.c0 +
                            static_cast<ptrdiff_t>(x * geo.stride_w - geo.pad_left) * s.in_c;
         interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
-                        x1 - x);
+                        x1 - x, static_cast<size_t>(s.in_c), k.row);
         x = x1;
       }
       for (; x < s.out_w; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
+    }
+}
+
+// Bytes of the padded strip (stack) that small maps take instead of the border path.
+constexpr int32_t kStripBytes = 512;
+
+// The strip's width and height in pixels: every input column and row one output row's windows
+// touch, padding included.
+inline void strip_size(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* w, int32_t* h) {
+  *w = (s.out_w - 1) * g.stride_w + (s.filter_w - 1) * g.dilation_w + 1;
+  *h = (s.filter_h - 1) * g.dilation_h + 1;
+}
+
+// Small maps (the strip fits kStripBytes; on kws's 25x5 and vww's 6x6 maps about half the
+// pixels touch the padding): per output row, the group's 16 channels of every pixel its
+// windows read are copied into a strip with input_zp where the window leaves the input, and
+// the whole row runs the interior kernel on the strip. A border pixel then costs what an
+// interior one does, for about one vector copy per strip pixel.
+template <bool kTail>
+void group_strip(const Ctx& k, int8_t* strip) {
+  const DepthwiseS8& d = *k.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& geo = d.geometry;
+  int32_t sw, sh;
+  strip_size(s, geo, &sw, &sh);
+  const size_t rs = static_cast<size_t>(sw) * 16;
+  for (int32_t nb = 0; nb < s.batches; ++nb)
+    for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
+      const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
+      const int32_t iy0 = y * geo.stride_h - geo.pad_top;
+      int8_t* dst = strip;
+      for (int32_t r = 0; r < sh; ++r) {
+        const int32_t iy = iy0 + r;
+        if (iy < 0 || iy >= s.in_h) {
+          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, k.zp);
+          continue;
+        }
+        // Columns [0, lo) and [hi, sw) lie in the padding.
+        const int32_t lo = geo.pad_left < sw ? geo.pad_left : sw;
+        const int32_t hi = s.in_w + geo.pad_left < sw ? s.in_w + geo.pad_left : sw;
+        const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0;
+        int32_t j = 0;
+        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, k.zp);
+        for (; j < hi; ++j, dst += 16, src += s.in_c) vstrbq_s8(dst, load16<kTail>(src, k.pred));
+        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, k.zp);
+      }
+      int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
+      interior<kTail>(k, strip, static_cast<size_t>(geo.stride_w) * 16, out, s.out_w, 16, rs);
     }
 }
 
@@ -212,17 +262,22 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   Ctx k{&d, &g, 0, static_cast<size_t>(s.in_w) * s.in_c, 0xFFFF,
         vdupq_n_s8(static_cast<int8_t>(d.quant.input_zp)), vdupq_n_s8(static_cast<int8_t>(d.quant.act_min)),
         vdupq_n_s8(static_cast<int8_t>(d.quant.act_max))};
+  int32_t sw, sh;
+  strip_size(s, d.geometry, &sw, &sh);
+  // Only maps with padding gain: without it there are no border pixels.
+  int32_t x0 = 0, x1 = 0;
+  depthwise_interior_x(s, d.geometry, &x0, &x1);
+  const bool padded = d.geometry.pad_top > 0 || x0 > 0 || x1 < s.out_w ||
+                      (s.out_h - 1) * d.geometry.stride_h - d.geometry.pad_top + sh > s.in_h;
+  const bool use_strip = padded && static_cast<int64_t>(sw) * sh * 16 <= kStripBytes;
+  alignas(16) int8_t strip[kStripBytes];
   for (int32_t c0 = 0; c0 < s.in_c; c0 += 16) {
     const int32_t count = s.in_c - c0 < 16 ? s.in_c - c0 : 16;
     prepare(d, c0, count, &g);
     k.c0 = c0;
-    if (count == 16) {
-      k.pred = 0xFFFF;
-      group<false>(k);
-    } else {
-      k.pred = vctp8q(static_cast<uint32_t>(count));
-      group<true>(k);
-    }
+    k.pred = count == 16 ? 0xFFFF : vctp8q(static_cast<uint32_t>(count));
+    if (use_strip) count == 16 ? group_strip<false>(k, strip) : group_strip<true>(k, strip);
+    else count == 16 ? group<false>(k) : group<true>(k);
   }
 }
 

@@ -1,10 +1,23 @@
 //===- mat_mult_s8_mve.cc - mat_mult_s8 with Helium -----------------------===//
 //
-// Four rows x one column per step: per 16 depth elements, five VLDRB and four VMLADAVA
-// (64 MACs in 9 instructions); the depth tail is one zero-predicated step (VCTP), whose
-// inactive lanes load zeros and so add nothing. The four accumulators share the column's
-// multiplier, so they requantize as one vector and leave with one scattered byte store.
-// Leftover rows go one row x four columns (the row loaded once, per-lane multipliers).
+// Register blocks of three rows x two columns: per 16 depth elements five VLDRB and six
+// VMLADAVA (96 MACs in 12 instructions with the loop end), in a tail-predicated low-overhead
+// loop (DLSTP.8/LETP), so the depth tail costs nothing extra: its inactive lanes neither load
+// nor add. The loop is inline asm because VMLADAVA needs even-numbered accumulator registers
+// (the "Te" constraint) and GCC 12 neither emits DLSTP loops nor keeps six accumulators and
+// five pointers out of the stack on its own.
+//
+// Two such passes give a 3 x 4 block; its accumulators go through a 48-byte stack tile so
+// that each row's four columns requantize as one vector with the columns' bias, multipliers
+// and shifts and leave with one four-byte store. Column groups of four are the outer loop,
+// so those constants are loaded once per group, not per block. The last rows % 3 rows take
+// one row x four columns per pass (one VLDRB of the row, four of the weights, four
+// VMLADAVA). A column tail (cols % 4) repeats the last valid weight row in the unused slots
+// and stores only the valid lanes. Two special shapes:
+//   depth <= 16 (small pointwise layers): a row is one zero-predicated vector, the four
+//     columns' weights stay in registers, and a row costs one load and four VMLADAV;
+//   fewer than three rows (fully connected): one row x four columns in intrinsics, where a
+//     DLSTP loop's setup and the tile round trip would cost more than they save.
 // Cortex-M55/M85.
 
 #include "kernels/arm/tier.h"
@@ -18,46 +31,152 @@ namespace ember::kernels::arm {
 
 namespace {
 
-void rows_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
-  const int32_t d = m.depth, ls = m.lhs_stride;
-  const int8_t* l1 = l0 + ls;
-  const int8_t* l2 = l1 + ls;
-  const int8_t* l3 = l2 + ls;
-  const int32_t blocks = d >> 4, tail = d & 15;
-  const mve_pred16_t tail_p = vctp8q(static_cast<uint32_t>(tail));
-  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(m.out_stride));
-  for (int32_t c = 0; c < m.cols; ++c) {
-    const int8_t* w = m.rhs + static_cast<size_t>(c) * d;
-    const int8_t *p0 = l0, *p1 = l1, *p2 = l2, *p3 = l3;
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (int32_t i = 0; i < blocks; ++i) {
-      const int8x16_t wv = vldrbq_s8(w);
-      a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
-      a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
-      a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
-      a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
-      w += 16, p0 += 16, p1 += 16, p2 += 16, p3 += 16;
-    }
-    if (tail) {
-      const int8x16_t wv = vldrbq_z_s8(w, tail_p);
-      a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, tail_p), wv);
-      a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_p), wv);
-      a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_p), wv);
-      a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_p), wv);
-    }
-    const int32_t b = m.bias[c], shift = m.shift[c];
-    int32x4_t acc = vdupq_n_s32(a0);
-    acc = vsetq_lane_s32(a1, acc, 1);
-    acc = vsetq_lane_s32(a2, acc, 2);
-    acc = vsetq_lane_s32(a3, acc, 3);
-    acc = vaddq_n_s32(acc, b);
-    const int32x4_t rounded = shift < 0 ? requantize_mve(acc, m.multiplier[c], shift)
-                                        : requantize_mve_any(acc, vdupq_n_s32(m.multiplier[c]), vdupq_n_s32(shift));
-    vstrbq_scatter_offset_s32(out + c, offsets, offset_clamp_mve(rounded, m.output_zp, m.act_min, m.act_max));
+// acc[4 * i + j] = sum_k p_i[k] * w_j[k] for rows i < 3, columns j < 2 (the tile's columns
+// `col` and `col + 1`). n > 0.
+inline void dot_3x2(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* w0, const int8_t* w1,
+                    int32_t n, int32_t* acc) {
+  // a00 carries the count in (DLSTP takes it into LR) and is then cleared: one register
+  // fewer, which the inlined block needs (eleven operands of the thirteen allocatable).
+  int32_t a00 = n, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0;
+  __asm__(
+      "dlstp.8 lr, %[a00]\n"
+      "movs %[a00], #0\n"
+      "1:\n"
+      "vldrb.8 q0, [%[w0]], #16\n"
+      "vldrb.8 q1, [%[w1]], #16\n"
+      "vldrb.8 q2, [%[p0]], #16\n"
+      "vmladava.s8 %[a00], q2, q0\n"
+      "vmladava.s8 %[a01], q2, q1\n"
+      "vldrb.8 q2, [%[p1]], #16\n"
+      "vmladava.s8 %[a10], q2, q0\n"
+      "vmladava.s8 %[a11], q2, q1\n"
+      "vldrb.8 q2, [%[p2]], #16\n"
+      "vmladava.s8 %[a20], q2, q0\n"
+      "vmladava.s8 %[a21], q2, q1\n"
+      "letp lr, 1b\n"
+      : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
+        [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [w0] "+r"(w0), [w1] "+r"(w1)
+      :
+      : "q0", "q1", "q2", "lr", "cc", "memory");
+  acc[0] = a00, acc[1] = a01, acc[4] = a10, acc[5] = a11, acc[8] = a20, acc[9] = a21;
+}
+
+// acc[j] = sum_k p[k] * w_j[k] for columns j < 4. n > 0.
+inline void dot_1x4(const int8_t* p, const int8_t* w0, const int8_t* w1, const int8_t* w2, const int8_t* w3,
+                    int32_t n, int32_t* acc) {
+  int32_t a0 = n, a1 = 0, a2 = 0, a3 = 0;  // a0: the count, as in dot_3x2
+  __asm__(
+      "dlstp.8 lr, %[a0]\n"
+      "movs %[a0], #0\n"
+      "1:\n"
+      "vldrb.8 q0, [%[p]], #16\n"
+      "vldrb.8 q1, [%[w0]], #16\n"
+      "vmladava.s8 %[a0], q0, q1\n"
+      "vldrb.8 q2, [%[w1]], #16\n"
+      "vmladava.s8 %[a1], q0, q2\n"
+      "vldrb.8 q1, [%[w2]], #16\n"
+      "vmladava.s8 %[a2], q0, q1\n"
+      "vldrb.8 q2, [%[w3]], #16\n"
+      "vmladava.s8 %[a3], q0, q2\n"
+      "letp lr, 1b\n"
+      : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [p] "+r"(p), [w0] "+r"(w0),
+        [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3)
+      :
+      : "q0", "q1", "q2", "lr", "cc", "memory");
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+// The per-column constants of columns [col, col + count), count <= 4, as vectors; lanes past
+// count are never loaded (zero-predicated) and their shift reads -1, so the shift-form test
+// sees only real columns.
+struct Columns {
+  int32x4_t bias, mult, shift, act_min, act_max;
+  int32_t zp;
+  mve_pred16_t pred;
+};
+
+inline Columns columns(const MatMultS8& m, int32_t col, int32_t count) {
+  Columns k;
+  k.pred = vctp32q(static_cast<uint32_t>(count));
+  k.bias = vldrwq_z_s32(m.bias + col, k.pred);
+  k.mult = vldrwq_z_s32(m.multiplier + col, k.pred);
+  k.shift = vpselq_s32(vldrwq_z_s32(m.shift + col, k.pred), vdupq_n_s32(-1), k.pred);
+  k.act_min = vdupq_n_s32(m.act_min), k.act_max = vdupq_n_s32(m.act_max);
+  k.zp = m.output_zp;
+  return k;
+}
+
+// One row's four accumulators (acc[0..3]) to bytes at out. kRight: every shift <= -1 (the
+// cheaper form); kFull: four real columns (an unpredicated store).
+template <bool kRight, bool kFull>
+inline void store_row(const Columns& k, const int32_t* acc, int8_t* out) {
+  const int32x4_t a = vaddq_s32(vldrwq_s32(acc), k.bias);
+  const int32x4_t r = kRight ? requantize_mve(a, k.mult, k.shift) : requantize_mve_any(a, k.mult, k.shift);
+  // As offset_clamp_mve, with the clamp bounds kept in registers across the rows.
+  const int32x4_t v = vminq_s32(vmaxq_s32(vqaddq_n_s32(r, k.zp), k.act_min), k.act_max);
+  if (kFull) vstrbq_s32(out, v);
+  else vstrbq_p_s32(out, v, k.pred);
+}
+
+// Columns [col, col + count) of every row. The columns' constants stay in registers across
+// the rows; the weight rows of slots past count repeat the last column (read, never stored).
+// The tile's lanes that no pass writes (count <= 2) stay zero.
+template <bool kRight, bool kFull>
+__attribute__((noinline)) void column_group(const MatMultS8& m, int32_t col, int32_t count) {
+  const Columns k = columns(m, col, count);
+  const size_t d = static_cast<size_t>(m.depth);
+  const int8_t* w[4];
+  for (int32_t j = 0; j < 4; ++j) w[j] = m.rhs + static_cast<size_t>(col + (j < count ? j : count - 1)) * d;
+  const size_t ls = static_cast<size_t>(m.lhs_stride), os = static_cast<size_t>(m.out_stride);
+  alignas(16) int32_t acc[12];
+  for (int32_t i = 0; i < 12; i += 4) vstrwq_s32(acc + i, vdupq_n_s32(0));  // not a memset call
+  const int8_t* l = m.lhs;
+  int8_t* out = m.out + col;
+  int32_t r = 0;
+  for (; r + 3 <= m.rows; r += 3, l += 3 * ls, out += 3 * os) {
+    dot_3x2(l, l + ls, l + 2 * ls, w[0], w[1], m.depth, acc);
+    if (count > 2) dot_3x2(l, l + ls, l + 2 * ls, w[2], w[3], m.depth, acc + 2);
+    store_row<kRight, kFull>(k, acc, out);
+    store_row<kRight, kFull>(k, acc + 4, out + os);
+    store_row<kRight, kFull>(k, acc + 8, out + 2 * os);
+  }
+  for (; r < m.rows; ++r, l += ls, out += os) {
+    dot_1x4(l, w[0], w[1], w[2], w[3], m.depth, acc);
+    store_row<kRight, kFull>(k, acc, out);
   }
 }
 
-// One row against four columns at a time (per-lane requantization), then single columns.
+// Depth <= 16: each row is one zero-predicated vector and the four columns' weights stay in
+// registers across the rows, so a row costs one load and four VMLADAV; no loop, no tile.
+template <bool kRight, bool kFull>
+__attribute__((noinline)) void shallow_group(const MatMultS8& m, int32_t col, int32_t count) {
+  const Columns k = columns(m, col, count);
+  const mve_pred16_t dp = vctp8q(static_cast<uint32_t>(m.depth));
+  const size_t d = static_cast<size_t>(m.depth);
+  const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
+  const int8x16_t w0 = vldrbq_z_s8(w, dp);
+  const int8x16_t w1 = vldrbq_z_s8(count > 1 ? w + d : w, dp);
+  const int8x16_t w2 = vldrbq_z_s8(count > 2 ? w + 2 * d : w, dp);
+  const int8x16_t w3 = vldrbq_z_s8(count > 3 ? w + 3 * d : w, dp);
+  const int8_t* l = m.lhs;
+  int8_t* out = m.out + col;
+  for (int32_t r = 0; r < m.rows; ++r, l += m.lhs_stride, out += m.out_stride) {
+    const int8x16_t x = vldrbq_z_s8(l, dp);
+    int32x4_t a = vdupq_n_s32(vmladavq_s8(x, w0));
+    a = vsetq_lane_s32(vmladavq_s8(x, w1), a, 1);
+    a = vsetq_lane_s32(vmladavq_s8(x, w2), a, 2);
+    a = vsetq_lane_s32(vmladavq_s8(x, w3), a, 3);
+    a = vaddq_s32(a, k.bias);
+    const int32x4_t q = kRight ? requantize_mve(a, k.mult, k.shift) : requantize_mve_any(a, k.mult, k.shift);
+    const int32x4_t v = vminq_s32(vmaxq_s32(vqaddq_n_s32(q, k.zp), k.act_min), k.act_max);
+    if (kFull) vstrbq_s32(out, v);
+    else vstrbq_p_s32(out, v, k.pred);
+  }
+}
+
+// Fewer than three rows (a fully connected layer's batch): one row against four columns at a
+// time in intrinsics (per-lane requantization), then single columns. For a single row the
+// DLSTP loop's setup and the tile round trip cost more than they save.
 void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
   const int32_t d = m.depth;
   const int32_t blocks = d >> 4, tail = d & 15;
@@ -106,14 +225,41 @@ void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
   }
 }
 
+__attribute__((noinline)) void few_rows(const MatMultS8& m) {
+  for (int32_t r = 0; r < m.rows; ++r)
+    row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
+}
+
 }  // namespace
 
 void mat_mult_s8(const MatMultS8& m) {
-  int32_t r = 0;
-  for (; r + 4 <= m.rows; r += 4)
-    rows_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
-  for (; r < m.rows; ++r)
-    row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
+  if (m.rows <= 0 || m.cols <= 0) return;
+  if (m.depth <= 0) {
+    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
+    for (int32_t r = 0; r < m.rows; ++r)
+      for (int32_t c = 0; c < m.cols; ++c)
+        m.out[static_cast<size_t>(r) * m.out_stride + c] =
+            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+    return;
+  }
+  if (m.rows < 3) {
+    few_rows(m);
+    return;
+  }
+  const bool shallow = m.depth <= 16;
+  for (int32_t col = 0; col < m.cols; col += 4) {
+    const int32_t count = m.cols - col < 4 ? m.cols - col : 4;
+    const Columns k = columns(m, col, count);
+    const bool right = vmaxvq_s32(INT32_MIN, k.shift) < 0;
+    if (shallow) {
+      if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
+      else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
+    } else if (count == 4) {
+      right ? column_group<true, true>(m, col, count) : column_group<false, true>(m, col, count);
+    } else {
+      right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
+    }
+  }
 }
 
 }  // namespace ember::kernels::arm

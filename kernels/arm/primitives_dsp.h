@@ -20,10 +20,17 @@ struct Pairs {
   int32_t even, odd;
 };
 
+/// SXTB16 of word rotated right by 8 bits: the odd bytes (b1, b3) as int16 lanes, one
+/// instruction. GCC 12's arm_acle.h has no __ror, and GCC does not fold a rotate written in C
+/// into SXTB16's ROR operand (it emits a separate MOV ..., ROR #8).
+inline int32_t sxtb16_odd(uint32_t word) {
+  int32_t r;
+  asm("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(word));
+  return r;
+}
+
 inline Pairs split_s8(uint32_t word) {
-  // GCC 12's arm_acle.h has no __ror; this rotate folds into SXTB16's ROR #8 operand.
-  const uint32_t rotated = (word >> 8) | (word << 24);
-  return Pairs{__sxtb16(static_cast<int32_t>(word)), __sxtb16(static_cast<int32_t>(rotated))};
+  return Pairs{__sxtb16(static_cast<int32_t>(word)), sxtb16_odd(word)};
 }
 
 /// acc + a.even . b.even + a.odd . b.odd (four int8 products).

@@ -12,43 +12,101 @@
 
 #include "kernels/portable/requantize.h"
 
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+#include <arm_acle.h>
+#endif
+
 namespace ember::kernels::arm {
 
-/// requantize_to_s8(acc, multiplier, shift, zp, lo, hi), exactly, in 32-bit pieces.
-///   shift = -k <= -1: with P = acc * multiplier (|P| < 2^62), hi2 = floor(P / 2^31) (fits
-///     int32) and lo31 = P mod 2^31, the value to round is P / 2^(31 + k). Round half up is
-///     floor((hi2 + 2^(k-1)) / 2^k), since lo31 / 2^31 < 1 cannot carry across a multiple of
-///     2^k; a tie (P mod 2^(31+k) == 2^(30+k)) is lo31 == 0 and hi2 mod 2^k == 2^(k-1). The
-///     result is within 2^30 of zero.
-///   shift >= 0: the value is a * multiplier / 2^31 with a = acc * 2^shift. When a fits int32,
-///     P' = a * multiplier splits the same way and round half up is hi2' + (lo31' >= 2^30), a tie
-///     being lo31' == 2^30. When a does not fit, |a| >= 2^31 and the value is at least 2^30 in
-///     magnitude (multiplier >= 2^30, or 0 and the value 0): a saturated to INT32_MIN/MAX gives
-///     a value of the same sign beyond 2^30 - 1, which the clamp below maps to the same byte.
-///     This costs one SMULL and a few ALU instructions instead of 64-bit shifts by 31 - shift.
-/// Half to even then clears the low bit of a tie's rounded-up value. The final clamp to
-/// [act_min, act_max] makes the portable int32 saturation invisible.
+/// requantize_to_s8(acc, multiplier, shift, zp, lo, hi), exactly, in 32-bit pieces: one
+/// SMLAL with a rounding constant, one shift, and a tie test that is one compare in the usual
+/// (not a tie) case.
+///   shift = -k <= -1: with P = acc * multiplier (|P| < 2^62) and n = 31 + k >= 32, round half
+///     up is floor(Q / 2^n) with Q = P + 2^(n-1) (|Q| < 2^63): the high word of Q shifted right
+///     by n - 32 = k - 1. SMLAL adds P to the constant (2^(n-1) is 2^31 in the low word when
+///     k = 1, else 2^(k-2) in the high word). A tie (P mod 2^n == 2^(n-1)) is Q mod 2^n == 0:
+///     the low word zero and the high word's low k - 1 bits zero. The result is within 2^30 of
+///     zero.
+///   shift >= 0: the value is a * multiplier / 2^31 with a = acc * 2^shift. With multiplier
+///     in [2^30, 2^31) (the loader's valid_multiplier; 0 gives 0 on every path), |acc| >= 512
+///     makes |value| >= 256, beyond every clamp bound (act_max - zp <= 255, act_min - zp >=
+///     -255), so acc is first saturated to [-512, 511] (SSAT #10): 511 and -512 still give
+///     |value| >= 255.5, which rounds to 256 or beyond. A shift above 21 is applied as 21:
+///     then any nonzero acc gives |value| >= 2^20 either way, and |a| <= 2^30 never overflows.
+///     Round half up is floor((a * multiplier + 2^30) / 2^31) (SMLAL, then the 31-bit funnel
+///     shift of the two words); a tie is the low 31 bits of that sum being zero.
+/// Half to even then clears the low bit of a tie's rounded-up value. The clamp is done before
+/// adding zp, to [act_min - zp, act_max - zp] (no int32 overflow whatever r is), which makes the
+/// portable int32 saturation invisible. requantize_s8 (below) is channel_requant, then
+/// requantize_value, then clamp_output; a kernel that requantizes several accumulators of one
+/// channel computes the first once.
+
+/// acc saturated to [-512, 511]: one SSAT where the core has it (v7-M and later).
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+inline int32_t saturate_s10(int32_t acc) { return __ssat(acc, 10); }
+#else
+inline int32_t saturate_s10(int32_t acc) { return acc < -512 ? -512 : (acc > 511 ? 511 : acc); }
+#endif
+
+/// The per-channel half of requantize_s8, for kernels that requantize several accumulators of
+/// one output channel: everything that depends on (multiplier, shift) only.
+struct ChannelRequant {
+  int32_t multiplier;
+  int32_t right;   // shift <= -1: n - 32 = -shift - 1 in [0, 30]; shift >= 0: -1
+  int32_t left;    // shift >= 0: min(shift, 21); else 0
+  int64_t round;   // 2^(n-1), or 2^30 for shift >= 0
+};
+
+inline ChannelRequant channel_requant(int32_t multiplier, int32_t shift) {
+  ChannelRequant q;
+  q.multiplier = multiplier;
+  if (shift < 0) {
+    q.right = -shift - 1, q.left = 0;
+    q.round = int64_t{1} << (30 - shift);
+  } else {
+    q.right = -1, q.left = shift < 21 ? shift : 21;
+    q.round = int64_t{1} << 30;
+  }
+  return q;
+}
+
+/// The rounded value before the zero point and the clamp (exact after the clamp, see above).
+inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
+  int32_t r;
+  if (q.right >= 0) {
+    const int64_t v = q.round + static_cast<int64_t>(acc) * q.multiplier;  // one SMLAL
+    const uint32_t lo = static_cast<uint32_t>(v);
+    const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(v) >> 32);
+    r = hi >> q.right;
+    if (lo == 0 && (static_cast<uint32_t>(hi) & ((uint32_t{1} << q.right) - 1u)) == 0) r &= ~int32_t{1};
+  } else {
+    const int32_t a = saturate_s10(acc) * (int32_t{1} << q.left);
+    const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
+    r = static_cast<int32_t>(v >> 31);
+    if ((static_cast<uint32_t>(v) << 1) == 0) r &= ~int32_t{1};
+  }
+  return r;
+}
+
+/// The per-layer output stage: the zero point and the activation bounds less the zero point.
+struct OutputClamp {
+  int32_t zp, lo, hi;
+};
+
+inline OutputClamp output_clamp(int32_t zp, int32_t act_min, int32_t act_max) {
+  return OutputClamp{zp, act_min - zp, act_max - zp};
+}
+
+/// Clamping before adding zp cannot overflow int32, whatever r is.
+inline int8_t clamp_output(const OutputClamp& o, int32_t r) {
+  r = r < o.lo ? o.lo : (r > o.hi ? o.hi : r);
+  return static_cast<int8_t>(r + o.zp);
+}
+
 inline int8_t requantize_s8(int32_t acc, int32_t multiplier, int32_t shift, int32_t zp,
                             int32_t act_min, int32_t act_max) {
-  int32_t r;
-  if (shift < 0) {
-    const int64_t p = static_cast<int64_t>(acc) * multiplier;
-    const int32_t hi2 = static_cast<int32_t>(p >> 31);
-    const uint32_t lo31 = static_cast<uint32_t>(p) & 0x7FFFFFFFu;
-    const int k = -shift;
-    r = (hi2 >> k) + ((hi2 >> (k - 1)) & 1);
-    const uint32_t rem = static_cast<uint32_t>(hi2) & ((uint32_t{1} << k) - 1u);
-    if (lo31 == 0 && rem == (uint32_t{1} << (k - 1))) r &= ~int32_t{1};
-  } else {
-    int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc) << shift);
-    if ((a >> shift) != acc) a = acc < 0 ? INT32_MIN : INT32_MAX;
-    const int64_t p = static_cast<int64_t>(a) * multiplier;
-    const uint32_t lo = static_cast<uint32_t>(p);
-    r = static_cast<int32_t>(p >> 31) + static_cast<int32_t>((lo >> 30) & 1u);
-    if ((lo & 0x7FFFFFFFu) == 0x40000000u) r &= ~int32_t{1};
-  }
-  const int64_t v = static_cast<int64_t>(r) + zp;
-  return static_cast<int8_t>(v < act_min ? act_min : (v > act_max ? act_max : v));
+  return clamp_output(output_clamp(zp, act_min, act_max),
+                      requantize_value(channel_requant(multiplier, shift), acc));
 }
 
 /// multiply_by_quantized_multiplier(x, multiplier, shift) for multiplier >= 0 and shift in
@@ -61,7 +119,9 @@ inline int32_t scale_input_s32(int32_t x, int32_t multiplier, int32_t shift) {
   if (shift == 0) return h;
   const int e = -shift;
   const int32_t hf = h + (h >> 31);  // |h| <= 2^30: no overflow
-  return static_cast<int32_t>((static_cast<int64_t>(hf) + (int64_t{1} << (e - 1))) >> e);
+  // floor((hf + 2^(e-1)) / 2^e) in 32 bits: floor(hf / 2^e) plus bit e - 1 of hf (the
+  // remainder reaches one half exactly when that bit is set).
+  return (hf >> e) + ((hf >> (e - 1)) & 1);
 }
 
 /// Four bytes from any address (unaligned loads are legal on v7-M and later; memcpy lets the

@@ -20,9 +20,12 @@ namespace ember::kernels {
 ///
 /// Formats: input [N, H, W, C_in], filter [O, KH, KW, C_in/groups], bias [O] int32 or nullptr,
 /// multiplier [O] in [2^30, 2^31), shift [O] in [-31, 30], output [N, OH, OW, O].
+/// Output rows are computed first to last, or last to first when `rows_bottom_up` (the order
+/// matters only when the output overlaps the input: kernels/kernels.def).
 void conv2d_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry, const QuantS8& quant,
                const int8_t* input, const int8_t* filter, const int32_t* bias,
-               const int32_t* multiplier, const int32_t* shift, int8_t* output);
+               const int32_t* multiplier, const int32_t* shift, int8_t* output,
+               bool rows_bottom_up = false);
 
 /// Operands: input, filter, bias (optional), multiplier, shift -> output.
 /// ints: stride_h, stride_w, pad_top, pad_left, dilation_h, dilation_w, input_zp, output_zp,

@@ -10,29 +10,33 @@ namespace ember::kernels {
 
 void depthwise_conv2d_s8(const Conv2dShape& s, const Conv2dGeometry& g, const QuantS8& q,
                          const int8_t* input, const int8_t* filter, const int32_t* bias,
-                         const int32_t* multiplier, const int32_t* shift, int8_t* output) {
+                         const int32_t* multiplier, const int32_t* shift, int8_t* output,
+                         bool rows_bottom_up) {
   const int32_t depth_multiplier = s.out_c / s.in_c;
-  for (int32_t n = 0; n < s.batches; ++n) {
-    for (int32_t y = 0; y < s.out_h; ++y) {
-      for (int32_t x = 0; x < s.out_w; ++x) {
-        for (int32_t o = 0; o < s.out_c; ++o) {
-          const int32_t ic = o / depth_multiplier;
-          int32_t acc = bias != nullptr ? bias[o] : 0;
-          for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-            const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (int32_t kx = 0; kx < s.filter_w; ++kx) {
-              const int32_t ix = x * g.stride_w - g.pad_left + kx * g.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              const int32_t v =
-                  input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-              const int32_t w = filter[(static_cast<size_t>(ky) * s.filter_w + kx) * s.out_c + o];
-              acc = wrapping_add(acc, (v - q.input_zp) * w);
-            }
+  // Rows last-first when asked: the output may then overlap the upper end of the input
+  // (kernels/kernels.def); each row's pixels still go left to right.
+  const int32_t rows = s.batches * s.out_h;
+  for (int32_t k = 0; k < rows; ++k) {
+    const int32_t row = rows_bottom_up ? rows - 1 - k : k;
+    const int32_t n = row / s.out_h, y = row % s.out_h;
+    for (int32_t x = 0; x < s.out_w; ++x) {
+      for (int32_t o = 0; o < s.out_c; ++o) {
+        const int32_t ic = o / depth_multiplier;
+        int32_t acc = bias != nullptr ? bias[o] : 0;
+        for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+          const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
+          if (iy < 0 || iy >= s.in_h) continue;
+          for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+            const int32_t ix = x * g.stride_w - g.pad_left + kx * g.dilation_w;
+            if (ix < 0 || ix >= s.in_w) continue;
+            const int32_t v =
+                input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
+            const int32_t w = filter[(static_cast<size_t>(ky) * s.filter_w + kx) * s.out_c + o];
+            acc = wrapping_add(acc, (v - q.input_zp) * w);
           }
-          output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.out_c + o] =
-              requantize_to_s8(acc, multiplier[o], shift[o], q.output_zp, q.act_min, q.act_max);
         }
+        output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.out_c + o] =
+            requantize_to_s8(acc, multiplier[o], shift[o], q.output_zp, q.act_min, q.act_max);
       }
     }
   }
@@ -60,7 +64,7 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                       QuantS8{c.ints[6], c.ints[7], c.ints[8], c.ints[9]},
                       c.in(0).as<const int8_t>(), c.in(1).as<const int8_t>(),
                       c.in(2).as<const int32_t>(), c.in(3).as<const int32_t>(),
-                      c.in(4).as<const int32_t>(), c.out(0).as<int8_t>());
+                      c.in(4).as<const int32_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   return rt::Status::Ok;
 }
 

@@ -20,11 +20,13 @@ namespace ember::kernels {
 ///
 /// Formats: input [N, H, W, C_in], filter [1, KH, KW, O], bias [O] int32 or nullptr,
 /// multiplier [O] in [2^30, 2^31), shift [O] in [-31, 30], output [N, OH, OW, O].
-/// shape.filter_c == shape.out_c.
+/// shape.filter_c == shape.out_c. Output rows are computed first to last, or last to first
+/// when `rows_bottom_up` (the order matters only when the output overlaps the input:
+/// kernels/kernels.def).
 void depthwise_conv2d_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry,
                          const QuantS8& quant, const int8_t* input, const int8_t* filter,
                          const int32_t* bias, const int32_t* multiplier, const int32_t* shift,
-                         int8_t* output);
+                         int8_t* output, bool rows_bottom_up = false);
 
 /// Operands and ints as conv2d_s8.
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& ctx);
