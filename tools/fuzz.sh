@@ -2,7 +2,8 @@
 # Fuzzes Program::load + Executor::init + run (fuzz/program_fuzzer.cc) with libFuzzer, ASan and
 # UBSan, in a 64-bit (x86_64) and a 32-bit (i386, size_t as on an MCU) build, and prints per
 # build the executions, executions per second, corpus size and crashes. Exits 1 on any crash,
-# timeout or out-of-memory.
+# timeout or out-of-memory. Every input also runs the runtime's structure check and the
+# flatbuffers verifier it replaced; a disagreement aborts like a crash (program_fuzzer.cc).
 #
 #   tools/fuzz.sh --seconds 30            # what tools/test.sh runs: 30 s per build
 #   tools/fuzz.sh --seconds 3600 --parallel   # a long run, both builds at once (2 cores)
