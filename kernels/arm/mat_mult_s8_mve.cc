@@ -32,6 +32,25 @@ namespace ember::kernels::arm {
 
 namespace {
 
+// The loop of one 3x2 pass, label L (a digit): per 16 bytes of depth (tail-predicated by the
+// DLSTP before it), the two weight rows at operands WA and WB against rows p0, p1, p2, into
+// accumulators a00..a21 (VMLADAVA needs even registers: constraint "Te").
+#define EMBER_MVE_3X2_LOOP(L, WA, WB)                                                   \
+  L ":\n"                                                                                \
+  "vldrb.8 q0, [%[" WA "]], #16\n"                                                       \
+  "vldrb.8 q1, [%[" WB "]], #16\n"                                                       \
+  "vldrb.8 q2, [%[p0]], #16\n"                                                           \
+  "vmladava.s8 %[a00], q2, q0\n"                                                         \
+  "vmladava.s8 %[a01], q2, q1\n"                                                         \
+  "vldrb.8 q2, [%[p1]], #16\n"                                                           \
+  "vmladava.s8 %[a10], q2, q0\n"                                                         \
+  "vmladava.s8 %[a11], q2, q1\n"                                                         \
+  "vldrb.8 q2, [%[p2]], #16\n"                                                           \
+  "vmladava.s8 %[a20], q2, q0\n"                                                         \
+  "vmladava.s8 %[a21], q2, q1\n"                                                         \
+  "letp lr, " L "b\n"
+
+
 // acc[4 * i + j] = sum_k p_i[k] * w_j[k] for rows i < 3, columns j < 2 (the tile's columns
 // `col` and `col + 1`). n > 0.
 inline void dot_3x2(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* w0, const int8_t* w1,
@@ -42,19 +61,7 @@ inline void dot_3x2(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
   __asm__(
       "dlstp.8 lr, %[a00]\n"
       "movs %[a00], #0\n"
-      "1:\n"
-      "vldrb.8 q0, [%[w0]], #16\n"
-      "vldrb.8 q1, [%[w1]], #16\n"
-      "vldrb.8 q2, [%[p0]], #16\n"
-      "vmladava.s8 %[a00], q2, q0\n"
-      "vmladava.s8 %[a01], q2, q1\n"
-      "vldrb.8 q2, [%[p1]], #16\n"
-      "vmladava.s8 %[a10], q2, q0\n"
-      "vmladava.s8 %[a11], q2, q1\n"
-      "vldrb.8 q2, [%[p2]], #16\n"
-      "vmladava.s8 %[a20], q2, q0\n"
-      "vmladava.s8 %[a21], q2, q1\n"
-      "letp lr, 1b\n"
+      EMBER_MVE_3X2_LOOP("1", "w0", "w1")
       : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
         [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [w0] "+r"(w0), [w1] "+r"(w1)
       :
@@ -81,19 +88,7 @@ inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
   __asm__(
       "dlstp.8 lr, %[a00]\n"
       "movs %[a00], #0\n"
-      "1:\n"
-      "vldrb.8 q0, [%[wa]], #16\n"
-      "vldrb.8 q1, [%[wb]], #16\n"
-      "vldrb.8 q2, [%[p0]], #16\n"
-      "vmladava.s8 %[a00], q2, q0\n"
-      "vmladava.s8 %[a01], q2, q1\n"
-      "vldrb.8 q2, [%[p1]], #16\n"
-      "vmladava.s8 %[a10], q2, q0\n"
-      "vmladava.s8 %[a11], q2, q1\n"
-      "vldrb.8 q2, [%[p2]], #16\n"
-      "vmladava.s8 %[a20], q2, q0\n"
-      "vmladava.s8 %[a21], q2, q1\n"
-      "letp lr, 1b\n"
+      EMBER_MVE_3X2_LOOP("1", "wa", "wb")
       "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
       "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
       "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
@@ -111,19 +106,7 @@ inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
       "movs %[a11], #0\n"
       "movs %[a20], #0\n"
       "movs %[a21], #0\n"
-      "2:\n"
-      "vldrb.8 q0, [%[wa]], #16\n"
-      "vldrb.8 q1, [%[wb]], #16\n"
-      "vldrb.8 q2, [%[p0]], #16\n"
-      "vmladava.s8 %[a00], q2, q0\n"
-      "vmladava.s8 %[a01], q2, q1\n"
-      "vldrb.8 q2, [%[p1]], #16\n"
-      "vmladava.s8 %[a10], q2, q0\n"
-      "vmladava.s8 %[a11], q2, q1\n"
-      "vldrb.8 q2, [%[p2]], #16\n"
-      "vmladava.s8 %[a20], q2, q0\n"
-      "vmladava.s8 %[a21], q2, q1\n"
-      "letp lr, 2b\n"
+      EMBER_MVE_3X2_LOOP("2", "wa", "wb")
       "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
       "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
       "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
@@ -149,19 +132,7 @@ inline void dot_3x4_aligned(const int8_t* p0, const int8_t* p1, const int8_t* p2
   __asm__(
       "dlstp.8 lr, %[a00]\n"
       "movs %[a00], #0\n"
-      "1:\n"
-      "vldrb.8 q0, [%[wa]], #16\n"
-      "vldrb.8 q1, [%[wb]], #16\n"
-      "vldrb.8 q2, [%[p0]], #16\n"
-      "vmladava.s8 %[a00], q2, q0\n"
-      "vmladava.s8 %[a01], q2, q1\n"
-      "vldrb.8 q2, [%[p1]], #16\n"
-      "vmladava.s8 %[a10], q2, q0\n"
-      "vmladava.s8 %[a11], q2, q1\n"
-      "vldrb.8 q2, [%[p2]], #16\n"
-      "vmladava.s8 %[a20], q2, q0\n"
-      "vmladava.s8 %[a21], q2, q1\n"
-      "letp lr, 1b\n"
+      EMBER_MVE_3X2_LOOP("1", "wa", "wb")
       "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
       "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
       "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
@@ -176,19 +147,7 @@ inline void dot_3x4_aligned(const int8_t* p0, const int8_t* p1, const int8_t* p2
       "movs %[a11], #0\n"
       "movs %[a20], #0\n"
       "movs %[a21], #0\n"
-      "2:\n"
-      "vldrb.8 q0, [%[wa]], #16\n"
-      "vldrb.8 q1, [%[wb]], #16\n"
-      "vldrb.8 q2, [%[p0]], #16\n"
-      "vmladava.s8 %[a00], q2, q0\n"
-      "vmladava.s8 %[a01], q2, q1\n"
-      "vldrb.8 q2, [%[p1]], #16\n"
-      "vmladava.s8 %[a10], q2, q0\n"
-      "vmladava.s8 %[a11], q2, q1\n"
-      "vldrb.8 q2, [%[p2]], #16\n"
-      "vmladava.s8 %[a20], q2, q0\n"
-      "vmladava.s8 %[a21], q2, q1\n"
-      "letp lr, 2b\n"
+      EMBER_MVE_3X2_LOOP("2", "wa", "wb")
       "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
       "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
       "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
