@@ -363,8 +363,19 @@ __attribute__((noinline)) void few_rows(const MatMultS8& m) {
     row_x4(m, m.lhs + static_cast<size_t>(r) * m.lhs_stride, m.out + static_cast<size_t>(r) * m.out_stride);
 }
 
-// Every column group of m (the body of mat_mult_s8); fewer than 3 rows take few_rows.
-void column_groups(const MatMultS8& m) {
+}  // namespace
+
+void mat_mult_s8(const MatMultS8& m) {
+  if (m.rows <= 0 || m.cols <= 0) return;
+  if (m.depth <= 0) {
+    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
+    for (int32_t r = 0; r < m.rows; ++r)
+      for (int32_t c = 0; c < m.cols; ++c)
+        m.out[static_cast<size_t>(r) * m.out_stride + c] =
+            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
+    return;
+  }
+  // Fewer than 3 rows take few_rows; else every column group of four.
   if (m.rows < 3) {
     few_rows(m);
     return;
@@ -385,21 +396,6 @@ void column_groups(const MatMultS8& m) {
       right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
     }
   }
-}
-
-}  // namespace
-
-void mat_mult_s8(const MatMultS8& m) {
-  if (m.rows <= 0 || m.cols <= 0) return;
-  if (m.depth <= 0) {
-    // No products: every output is the requantized bias. (A DLSTP loop needs a count > 0.)
-    for (int32_t r = 0; r < m.rows; ++r)
-      for (int32_t c = 0; c < m.cols; ++c)
-        m.out[static_cast<size_t>(r) * m.out_stride + c] =
-            requantize_s8(m.bias[c], m.multiplier[c], m.shift[c], m.output_zp, m.act_min, m.act_max);
-    return;
-  }
-  column_groups(m);
 }
 
 }  // namespace ember::kernels::arm
