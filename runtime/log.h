@@ -19,11 +19,13 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define EMBER_WEAK __attribute__((weak))
 #define EMBER_NOINLINE __attribute__((noinline))
+#define EMBER_ALWAYS_INLINE inline __attribute__((always_inline))
 #define EMBER_PRINTF_FORMAT(fmt_index, first_arg) \
   __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define EMBER_WEAK
 #define EMBER_NOINLINE
+#define EMBER_ALWAYS_INLINE inline
 #define EMBER_PRINTF_FORMAT(fmt_index, first_arg)
 #endif
 

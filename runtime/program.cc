@@ -117,12 +117,19 @@ Status Program::io_info(bool input, size_t index, TensorInfo* info) const {
 
 void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
                           TensorView* view) const {
-  *view = TensorView();
-  if (tensor < 0) return;  // absent optional operand
+  if (tensor < 0) {  // absent optional operand
+    *view = TensorView();
+    return;
+  }
+  // Field by field rather than `*view = TensorView()` first: this runs for every operand of
+  // every op at load and at each inference, and the struct copy is a memset call.
   const fbs::Tensor& t = *root_->tensors()->Get(static_cast<uint32_t>(tensor));
-  view->rank = static_cast<uint8_t>(t.shape()->size());
-  for (uint8_t d = 0; d < view->rank; ++d) view->dims[d] = t.shape()->Get(d);
+  const flatbuffers::Vector<int32_t>& shape = *t.shape();
+  const uint32_t rank = shape.size();  // <= kMaxRank (verified)
+  view->rank = static_cast<uint8_t>(rank);
+  for (uint32_t d = 0; d < kMaxRank; ++d) view->dims[d] = d < rank ? shape.Get(d) : 0;
   view->dtype = static_cast<DType>(t.dtype());
+  view->constant = false;
   if (t.storage() == fbs::Storage::Constant) {
     // Kernels never write inputs; the view type is shared with outputs, hence the cast.
     view->data = const_cast<uint8_t*>(constants_ + t.offset());

@@ -24,6 +24,7 @@ namespace ember::rt::internal {
 namespace {
 
 namespace fbs = ::ember::schema;
+using Tensors = flatbuffers::Vector<flatbuffers::Offset<fbs::Tensor>>;
 
 // Size arithmetic is 32-bit on purpose: it is what an MCU's size_t holds, so a file that
 // passes on the host cannot wrap on the device.
@@ -94,13 +95,14 @@ Status check_quantization(uint32_t index, const fbs::Tensor& t) {
                           "tensor %" PRIu32 ": scale %" PRIu32 " not positive and finite",
                           index, i);
   }
-  const uint32_t nz = count(q->zero_point());
+  const flatbuffers::Vector<int32_t>* zero_points = q->zero_point();
+  const uint32_t nz = count(zero_points);
   EMBER_CHECK_OR_RETURN(nz == 0 || nz == n, Status::BadQuantization,
                         "tensor %" PRIu32 ": %" PRIu32 " zero points for %" PRIu32 " scales",
                         index, nz, n);
   if (t.dtype() == fbs::DType::Int8) {
     for (uint32_t i = 0; i < nz; ++i) {
-      const int32_t zp = q->zero_point()->Get(i);
+      const int32_t zp = zero_points->Get(i);
       EMBER_CHECK_OR_RETURN(zp >= -128 && zp <= 127, Status::BadQuantization,
                             "tensor %" PRIu32 ": zero point %" PRId32 " outside int8", index,
                             zp);
@@ -122,20 +124,22 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
   EMBER_CHECK_OR_RETURN(shape.size() <= kMaxRank, Status::BadShape,
                         "tensor %" PRIu32 ": rank %" PRIu32 " > %" PRIu32, index, shape.size(),
                         u32(kMaxRank));
-  bool empty = false;
-  for (uint32_t d = 0; d < shape.size(); ++d) {
-    EMBER_CHECK_OR_RETURN(shape.Get(d) >= 0, Status::BadShape,
-                          "tensor %" PRIu32 " '%s': dim %" PRIu32 " is %" PRId32, index,
-                          name_of(t), d, shape.Get(d));
-    empty = empty || shape.Get(d) == 0;
-  }
+  // One pass: every dim non-negative (BadShape first), then the byte size, which a zero dim
+  // makes 0 whatever a product of the others did.
   const uint32_t elem = dtype_bytes(static_cast<DType>(dtype));
-  uint32_t bytes = empty ? 0 : elem;
-  for (uint32_t d = 0; d < shape.size() && !empty; ++d) {
-    EMBER_CHECK_OR_RETURN(mul_u32(bytes, static_cast<uint32_t>(shape.Get(d)), &bytes),
-                          Status::SizeOverflow, "tensor %" PRIu32 " '%s': byte size overflows",
-                          index, name_of(t));
+  uint32_t bytes = elem;
+  bool empty = false, overflow = false;
+  for (uint32_t d = 0; d < shape.size(); ++d) {
+    const int32_t dim = shape.Get(d);
+    EMBER_CHECK_OR_RETURN(dim >= 0, Status::BadShape,
+                          "tensor %" PRIu32 " '%s': dim %" PRIu32 " is %" PRId32, index,
+                          name_of(t), d, dim);
+    empty = empty || dim == 0;
+    overflow = overflow || !mul_u32(bytes, static_cast<uint32_t>(dim), &bytes);
   }
+  EMBER_CHECK_OR_RETURN(empty || !overflow, Status::SizeOverflow,
+                        "tensor %" PRIu32 " '%s': byte size overflows", index, name_of(t));
+  if (empty) bytes = 0;
   EMBER_RETURN_IF_ERROR(check_quantization(index, t));
 
   uint32_t end = 0;
@@ -170,12 +174,12 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
 // A view re-reads another arena tensor's bytes under another shape: same region, offset and
 // byte size, and the source is no view itself (no chains to follow on the device). A view
 // that does not sit exactly on its source is a placement error (BadPlan).
-Status check_view(uint32_t index, const fbs::Tensor& t, const fbs::Program& p) {
+Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts) {
   const int32_t v = t.view_of();
   if (v == -1) return Status::Ok;
-  EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < p.tensors()->size(), Status::BadIndex,
+  EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < ts.size(), Status::BadIndex,
                         "tensor %" PRIu32 ": view of tensor %" PRId32, index, v);
-  const fbs::Tensor& src = *p.tensors()->Get(static_cast<uint32_t>(v));
+  const fbs::Tensor& src = *ts.Get(static_cast<uint32_t>(v));
   EMBER_CHECK_OR_RETURN(t.storage() == fbs::Storage::Arena && src.storage() == fbs::Storage::Arena &&
                             src.view_of() == -1 && src.region() == t.region() &&
                             src.offset() == t.offset(),
@@ -191,7 +195,7 @@ bool count_ok(int8_t expected, uint32_t actual, uint32_t variadic_max) {
   return actual >= 1 && actual <= variadic_max;
 }
 
-Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
+Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
                 const KernelTable& kernels) {
   const uint16_t id = op.kernel();
   EMBER_CHECK_OR_RETURN(id < kNumKnownKernels, Status::UnknownKind,
@@ -209,7 +213,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
                         "op %" PRIu32 ": %" PRIu32 " inputs, %" PRIu32 " outputs, %" PRIu32
                         " ints, %" PRIu32 " floats do not match kernel %" PRIu32,
                         index, ni, no, nints, nfloats, uint32_t{id});
-  const uint32_t nt = p.tensors()->size();
+  const uint32_t nt = ts.size();
   for (uint32_t i = 0; i < ni; ++i) {
     const int32_t t = op.inputs()->Get(i);
     EMBER_CHECK_OR_RETURN((t == -1 && input_may_be_absent(static_cast<KernelId>(id), i)) ||
@@ -221,7 +225,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
     const int32_t t = op.outputs()->Get(i);
     EMBER_CHECK_OR_RETURN(t >= 0 && static_cast<uint32_t>(t) < nt, Status::BadIndex,
                           "op %" PRIu32 ": output %" PRIu32 " is %" PRId32, index, i, t);
-    const fbs::Tensor& out = *p.tensors()->Get(static_cast<uint32_t>(t));
+    const fbs::Tensor& out = *ts.Get(static_cast<uint32_t>(t));
     EMBER_CHECK_OR_RETURN(out.storage() == fbs::Storage::Arena && out.view_of() == -1,
                           Status::BadGraph, "op %" PRIu32 ": writes constant or view tensor %" PRId32,
                           index, t);
@@ -230,7 +234,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
     // tensors planned at the same bytes, which check_graph_and_plan allows only where marked).
     for (uint32_t j = 0; j < ni; ++j) {
       const int32_t in = op.inputs()->Get(j);
-      const int32_t root = in < 0 ? in : p.tensors()->Get(static_cast<uint32_t>(in))->view_of();
+      const int32_t root = in < 0 ? in : ts.Get(static_cast<uint32_t>(in))->view_of();
       EMBER_CHECK_OR_RETURN(in != t && root != t, Status::BadOpSignature,
                             "op %" PRIu32 ": tensor %" PRId32 " is both input %" PRIu32
                             " and output %" PRIu32,
@@ -244,24 +248,24 @@ Status check_op(uint32_t index, const fbs::Op& op, const fbs::Program& p,
   return Status::Ok;
 }
 
-Status check_io(const flatbuffers::Vector<int32_t>& list, const fbs::Program& p,
+Status check_io(const flatbuffers::Vector<int32_t>& list, const Tensors& ts,
                 const char* what) {
-  const uint32_t nt = p.tensors()->size();
+  const uint32_t nt = ts.size();
   for (uint32_t i = 0; i < list.size(); ++i) {
     const int32_t t = list.Get(i);
     EMBER_CHECK_OR_RETURN(t >= 0 && static_cast<uint32_t>(t) < nt, Status::BadIndex,
                           "program %s %" PRIu32 " is tensor %" PRId32, what, i, t);
     EMBER_CHECK_OR_RETURN(
-        p.tensors()->Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena,
+        ts.Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena,
         Status::BadGraph, "program %s %" PRIu32 " is a constant", what, i);
   }
   return Status::Ok;
 }
 
 // The arena tensor whose bytes `t` uses: itself, or the source of a view (verified: one level).
-int32_t buffer_of(const fbs::Program& p, int32_t t) {
+int32_t buffer_of(const Tensors& ts, int32_t t) {
   if (t < 0) return t;
-  const int32_t v = p.tensors()->Get(static_cast<uint32_t>(t))->view_of();
+  const int32_t v = ts.Get(static_cast<uint32_t>(t))->view_of();
   return v >= 0 ? v : t;
 }
 
@@ -320,16 +324,16 @@ constexpr InPlaceRules make_in_place_rules() {
 constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
 
 // Input i of `op` when it is an arena tensor whose bytes overlap those of `o`, else nullptr.
-const fbs::Tensor* overlapping_input(const fbs::Program& p, const fbs::Op& op, const fbs::Tensor& o,
+const fbs::Tensor* overlapping_input(const Tensors& ts, const fbs::Op& op, const fbs::Tensor& o,
                                      uint32_t i) {
   if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
   const int32_t index = op.inputs()->Get(i);
-  const fbs::Tensor* t = p.tensors()->Get(static_cast<uint32_t>(index));
-  const fbs::Tensor& bytes = *p.tensors()->Get(static_cast<uint32_t>(buffer_of(p, index)));
+  const fbs::Tensor* t = ts.Get(static_cast<uint32_t>(index));
+  const fbs::Tensor& bytes = *ts.Get(static_cast<uint32_t>(buffer_of(ts, index)));
   return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
 }
 
-int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, uint32_t* delta,
+int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint32_t* delta,
                        bool* above) {
   *delta = 0;
   *above = op.rows_bottom_up();
@@ -339,12 +343,12 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   // allows no overlap at all.
   if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
     return -1;
-  const fbs::Tensor& o = *p.tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
+  const fbs::Tensor& o = *ts.Get(static_cast<uint32_t>(op.outputs()->Get(0)));
   const flatbuffers::Vector<int32_t>& os = *o.shape();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
     for (uint32_t i = 0; i < rule; ++i) {
-      const fbs::Tensor* t = overlapping_input(p, op, o, i);
+      const fbs::Tensor* t = overlapping_input(ts, op, o, i);
       if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
           t->shape()->size() != os.size())
         continue;
@@ -357,7 +361,7 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
   // ints: conv and depthwise {stride_h, stride_w, pad_top, pad_left, dilation_h, ...}; pools
   // {kh, kw, stride_h, stride_w, pad_top, ...}.
   const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
-  const fbs::Tensor* in = overlapping_input(p, op, o, 0);
+  const fbs::Tensor* in = overlapping_input(ts, op, o, 0);
   if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
   const flatbuffers::Vector<int32_t>& is = *in->shape();
   const int32_t stride = op.ints()->Get(stride_at);
@@ -374,7 +378,7 @@ int32_t in_place_input(const fbs::Program& p, const fbs::Op& op, uint32_t out, u
     // rank is the kernel's check) and dilation_h (ints[4]). 64-bit: hostile ints may be large;
     // it may be negative (rows below the last window are never read).
     const int32_t f = op.inputs()->size() > 1 ? op.inputs()->Get(1) : -1;
-    const flatbuffers::Vector<int32_t>* fs = f >= 0 ? p.tensors()->Get(static_cast<uint32_t>(f))->shape() : nullptr;
+    const flatbuffers::Vector<int32_t>* fs = f >= 0 ? ts.Get(static_cast<uint32_t>(f))->shape() : nullptr;
     if (fs == nullptr || fs->size() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
     pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->Get(1) - 1) + 1 - in_h - pad;
   }
@@ -409,17 +413,18 @@ static_assert(kMaxOps < kNever, "op times must fit in int16_t");
 
 Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, int16_t* first,
                  int16_t* last) {
+  const Tensors& ts = *p.tensors();
   for (uint32_t c = 0; c < n; ++c) first[c] = kNever, last[c] = -2;
   auto slot = [&](int32_t t) -> int32_t {
     return t >= 0 && static_cast<uint32_t>(t) - base < n ? static_cast<int32_t>(t - base) : -1;
   };
   auto arena = [&](int32_t t) {
-    return p.tensors()->Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena;
+    return ts.Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena;
   };
   for (int32_t t : *p.inputs()) {
     // The caller writes a program input, so the order check marks the tensor itself; its
     // bytes, for placement, are its source's if it is a view.
-    const int32_t c = slot(graph ? t : buffer_of(p, t));
+    const int32_t c = slot(graph ? t : buffer_of(ts, t));
     if (c >= 0) first[c] = -1, last[c] = -1;
   }
   const uint32_t nops = p.ops()->size();
@@ -427,7 +432,7 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
     const fbs::Op& op = *p.ops()->Get(o);
     const int16_t time = static_cast<int16_t>(o);
     for (int32_t input : *op.inputs()) {
-      const int32_t t = buffer_of(p, input), c = slot(t);
+      const int32_t t = buffer_of(ts, input), c = slot(t);
       if (c < 0) continue;
       EMBER_CHECK_OR_RETURN(!graph || first[c] != kNever || !arena(t), Status::BadGraph,
                             "op %" PRIu32 ": reads tensor %" PRId32 " before any op writes it",
@@ -446,7 +451,7 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
     }
   }
   for (int32_t output : *p.outputs()) {
-    const int32_t t = buffer_of(p, output), c = slot(t);
+    const int32_t t = buffer_of(ts, output), c = slot(t);
     if (c < 0) continue;
     EMBER_CHECK_OR_RETURN(!graph || first[c] != kNever, Status::BadGraph,
                           "program output tensor %" PRId32 " is never written", t);
@@ -465,7 +470,8 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
 // O(tensors / kChunk * (operands + definitions * kChunk)).
 Status check_graph_and_plan(const fbs::Program& p) {
   constexpr uint32_t kChunk = 64;
-  const uint32_t nt = p.tensors()->size(), nops = p.ops()->size();
+  const Tensors& ts = *p.tensors();
+  const uint32_t nt = ts.size(), nops = p.ops()->size();
   int16_t first[kChunk], last[kChunk];
   for (int pass = 0; pass < 2; ++pass) {  // every order check before any placement check
     for (uint32_t base = 0; base < nt; base += kChunk) {
@@ -479,18 +485,18 @@ Status check_graph_and_plan(const fbs::Program& p) {
         if (first[c] != kNever) live[m++] = static_cast<uint8_t>(c);
       // Buffer `b`, defined at `time` by `op` (nullptr: a program input), against the chunk.
       auto check = [&](int32_t b, int32_t time, const fbs::Op* op, uint32_t out) -> Status {
-        const fbs::Tensor& tb = *p.tensors()->Get(static_cast<uint32_t>(b));
+        const fbs::Tensor& tb = *ts.Get(static_cast<uint32_t>(b));
         for (uint32_t k = 0; k < m; ++k) {
           const uint32_t c = live[k];
           const int32_t t = static_cast<int32_t>(base + c);
           if (t == b || first[c] > time || last[c] < time) continue;
-          const fbs::Tensor& tt = *p.tensors()->Get(base + c);
+          const fbs::Tensor& tt = *ts.Get(base + c);
           if (!bytes_overlap(tb, tt)) continue;
           uint32_t delta = 0;
           bool above = false;
           const int32_t i =
-              op != nullptr && last[c] == time ? in_place_input(p, *op, out, &delta, &above) : -1;
-          if (i >= 0 && buffer_of(p, op->inputs()->Get(static_cast<uint32_t>(i))) == t) {
+              op != nullptr && last[c] == time ? in_place_input(ts, *op, out, &delta, &above) : -1;
+          if (i >= 0 && buffer_of(ts, op->inputs()->Get(static_cast<uint32_t>(i))) == t) {
             // In place over an input that dies here: starting at least delta bytes below it,
             // or with rows last-first at least delta bytes above its start.
             if (above ? uint64_t{tt.offset()} + delta <= tb.offset()
@@ -511,7 +517,7 @@ Status check_graph_and_plan(const fbs::Program& p) {
         }
         return Status::Ok;
       };
-      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(check(buffer_of(p, t), -1, nullptr, 0));
+      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(check(buffer_of(ts, t), -1, nullptr, 0));
       for (uint32_t o = 0; o < nops; ++o) {
         const fbs::Op& op = *p.ops()->Get(o);
         for (uint32_t i = 0; i < op.outputs()->size(); ++i)
@@ -546,16 +552,18 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   EMBER_CHECK_OR_RETURN(p.tensors() != nullptr && p.ops() != nullptr && p.inputs() != nullptr &&
                             p.outputs() != nullptr,
                         Status::MissingField, "program: tensors, ops, inputs or outputs missing");
+  const Tensors& ts = *p.tensors();
+  const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>& ops = *p.ops();
 
   // Bounds on the work of the checks below (check_graph_and_plan is O(tensors / 64 *
   // (operands + definitions * 64))); far above what a model for a microcontroller holds.
-  EMBER_CHECK_OR_RETURN(p.tensors()->size() <= kMaxTensors && p.ops()->size() <= kMaxOps,
+  EMBER_CHECK_OR_RETURN(ts.size() <= kMaxTensors && ops.size() <= kMaxOps,
                         Status::SizeOverflow,
                         "program: %" PRIu32 " tensors and %" PRIu32 " ops, limits %" PRIu32
                         " and %" PRIu32,
-                        p.tensors()->size(), p.ops()->size(), kMaxTensors, kMaxOps);
+                        ts.size(), ops.size(), kMaxTensors, kMaxOps);
   Limits lim = {};
-  lim.num_tensors = p.tensors()->size();
+  lim.num_tensors = ts.size();
   lim.num_regions = count(p.regions());
   lim.constants_size = count(p.constant_data());
   EMBER_CHECK_OR_RETURN(lim.num_regions <= kMaxRegions, Status::BadIndex,
@@ -567,14 +575,14 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
                           "program: kernel list names id %" PRIu32, uint32_t{p.kernels()->Get(i)});
   }
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
-    EMBER_RETURN_IF_ERROR(check_tensor(i, *p.tensors()->Get(i), lim));
+    EMBER_RETURN_IF_ERROR(check_tensor(i, *ts.Get(i), lim));
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
-    EMBER_RETURN_IF_ERROR(check_view(i, *p.tensors()->Get(i), p));
-  EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), p, "input"));
-  EMBER_RETURN_IF_ERROR(check_io(*p.outputs(), p, "output"));
-  for (uint32_t i = 0; i < p.ops()->size(); ++i)
-    EMBER_RETURN_IF_ERROR(check_op(i, *p.ops()->Get(i), p, kernels));
-  EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(p.ops()->size()),
+    EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts));
+  EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), ts, "input"));
+  EMBER_RETURN_IF_ERROR(check_io(*p.outputs(), ts, "output"));
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    EMBER_RETURN_IF_ERROR(check_op(i, *ops.Get(i), ts, kernels));
+  EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(ops.size()),
                         Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
   EMBER_RETURN_IF_ERROR(check_graph_and_plan(p));
   *root = &p;
