@@ -11,6 +11,7 @@ bytes needed, and never crash.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import struct
 from dataclasses import dataclass
@@ -248,6 +249,24 @@ def test_class_rejected_with_its_code_on_host(cls, base, cases):
             f"class {cls} ({case.name}): {rt.status}: {rt.message}"
         if case.message:
             assert re.search(case.message, rt.message), f"{case.name}: {rt.message!r}"
+
+
+def test_inspect_reports_the_runtime_verdict(base, cases, tmp_path, capsys):
+    from ember.cli import main
+
+    good = tmp_path / "good.emb"
+    good.write_bytes(base)
+    assert main(["inspect", str(good)]) == 0
+    assert "runtime checks: ok" in capsys.readouterr().out
+    # A plan the runtime rejects still reads as a file: inspect describes it and fails.
+    bad = tmp_path / "bad.emb"
+    case = next(c for c in cases if c.cls == 11 and not c.shift)
+    bad.write_bytes(case.data)
+    assert main(["inspect", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "planned RAM" in out and "runtime checks: bad_plan (" in out
+    assert main(["inspect", "--json", str(bad)]) == 1
+    assert json.loads(capsys.readouterr().out)["runtime_check"]["status"] == "bad_plan"
 
 
 def test_arena_sweep_names_the_bytes_needed(base):

@@ -49,10 +49,14 @@ def _inspect(args) -> int:
 
         plot_memory(info, args.plot, title=args.program)
         print(f"memory timeline -> {args.plot}")
+    # `inspect` reads the file with its own structure check only; the runtime's verdict is
+    # shown too, and a file the runtime would reject makes the command fail.
+    status, message = program.check()
     if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
+        print(json.dumps(dict(info, runtime_check={"status": status, "message": message}), indent=2))
+        return 0 if status == "ok" else 1
     _summary(program, args.program)
+    print(f"runtime checks: {status}" + (f" ({message})" if message else ""))
     for kind in ("inputs", "outputs"):
         for io in info[kind]:
             print(f"{kind[:-1]} {io['name']}: {io['dtype']}{io['shape']} layout={io['layout']} "
@@ -61,7 +65,7 @@ def _inspect(args) -> int:
     note_width = max((len(op["kernel_note"]) for op in info["ops"]), default=0)
     for i, op in enumerate(info["ops"]):
         print(f"{i:4d}  {op['kernel']:<{width}}  {op['kernel_note']:<{note_width}}  {op['source']}")
-    return 0
+    return 0 if status == "ok" else 1
 
 
 def _run(args) -> int:
@@ -218,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ram-budget", type=int, help="total arena bytes; plans smaller when over it, fails if it cannot")
     p.set_defaults(func=_compile)
 
-    p = sub.add_parser("inspect", help="describe a program file")
+    p = sub.add_parser("inspect", help="describe a program file and run the runtime's load checks on it")
     p.add_argument("program")
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="draw the memory timeline (matplotlib)")

@@ -52,6 +52,13 @@ class Program:
     def arena_bytes(self) -> int:
         return self._info["memory"]["arena_bytes"]
 
+    def check(self) -> tuple[str, str]:
+        """The runtime's verdict on this file: ("ok", "") or (status, message). Runs every check
+        of the device runtime's Program::load (docs/runtime.md), plus the host tools' folded-bias
+        check."""
+        rt = _ember.Runtime(self.data)
+        return rt.status, rt.message
+
     def runtime(self) -> _ember.Runtime:
         if self._runtime is None:
             rt = _ember.Runtime(self.data)
