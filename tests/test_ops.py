@@ -100,6 +100,8 @@ def make_case(op: str, seed: int):
         return pool, (torch.randn(s) + 1,)
     if op == "softmax":
         return nn.Softmax(dim=-1), (torch.randn(1, rng.randint(2, 30)) * rng.choice([1, 4]),)
+    if op == "softmax_channels":  # over the channels of a channels-last activation
+        return nn.Sequential(nn.Conv2d(s[1], rng.randint(2, 12), 1), nn.Softmax(dim=1)), (torch.randn(s),)
     if op in ("sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu", "relu", "relu6"):
         fn = {"sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "hardswish": nn.Hardswish(),
               "hardsigmoid": nn.Hardsigmoid(), "gelu": nn.GELU(), "silu": nn.SiLU(),
@@ -127,7 +129,7 @@ def make_case(op: str, seed: int):
 
 
 OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
-       "global_avg_pool", "softmax", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
+       "global_avg_pool", "softmax", "softmax_channels", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
        "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad"]
 
 

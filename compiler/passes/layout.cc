@@ -4,7 +4,8 @@
 // channels are contiguous for the dot products. Steps:
 //  1. Anchors: the activations of conv and 2-D pooling are channels-last (CL).
 //  2. Propagation: an elementwise op (binary, unary, clamp, q/dq, cat, pad) puts all its
-//     same-rank operands and results in one layout, so CL spreads through residual adds.
+//     same-rank operands and results in one layout, so CL spreads through residual adds; a
+//     softmax over the channels of a CL tensor has a CL result.
 //  3. Rewrite: CL tensors get their stored shape (rank 4 NHWC; rank 3 NCL is stored as
 //     [N, L, 1, C] so 1-D convs run as 2-D ones), constants next to CL ops are permuted,
 //     dimension attributes are remapped, conv weights become OHWI and depthwise 1HWC. An op
@@ -73,10 +74,19 @@ class LayoutPass {
     }
   }
 
+  // A softmax over the channels of a CL tensor runs channels-last (over the stored last dim),
+  // so its result is CL too.
+  bool channel_softmax(const Op& op) const {
+    const size_t rank = rank_[op.inputs[0]];
+    return op.kind == "softmax" && cl_[op.inputs[0]] && (rank == 3 || rank == 4) &&
+           cl_dim(op.i("dim"), rank) == 3;  // dim is non-negative (legalize)
+  }
+
   void propagate() {
     for (bool changed = true; changed;) {
       changed = false;
       for (const Op& op : g_.ops) {
+        if (channel_softmax(op) && !cl_[op.outputs[0]]) cl_[op.outputs[0]] = changed = true;
         if (!is_elementwise(op.kind)) continue;
         const size_t rank = rank_[op.outputs[0]];
         if (rank != 3 && rank != 4) continue;
@@ -165,7 +175,7 @@ class LayoutPass {
     if (op.kind == "avg_pool2d" || op.kind == "max_pool2d") return emit(op);
     const bool cl_op = !op.outputs.empty() && cl_[op.outputs[0]] && is_elementwise(op.kind);
     if (cl_op) return elementwise(op);
-    if (op.kind == "softmax" && cl_[op.inputs[0]] && cl_dim(op.i("dim"), rank_[op.inputs[0]]) == 3) {
+    if (channel_softmax(op)) {
       op.attrs["dim"] = int64_t{3};
       return emit(op);
     }

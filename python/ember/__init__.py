@@ -83,7 +83,13 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
         print(dumps)
     if not ok:
         raise CompileError(diagnostics.strip())
-    return Program(data)
+    program = Program(data)
+    # The runtime's own load checks on what was just compiled: a program the device would reject
+    # is a compiler bug, and it is reported here, not on the device.
+    status, message = program.check()
+    if status != "ok":
+        raise CompileError(f"internal error: the runtime rejects the compiled program ({status}: {message})")
+    return program
 
 
 def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,
