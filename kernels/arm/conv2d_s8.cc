@@ -74,7 +74,7 @@ void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const
   m.rows = s.out_w, m.lhs_stride = g.stride_w * s.in_c;
   const int32_t rows = s.batches * s.out_h;
   for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    const int32_t row = row_in_order(k, rows, bottom_up), n = row / s.out_h, y = row % s.out_h;
     m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
     m.out = output + static_cast<size_t>(row) * s.out_w * s.out_c;
     mat_mult_s8(m);

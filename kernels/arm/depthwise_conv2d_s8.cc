@@ -85,7 +85,7 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
   DepthwiseS8 r = d;
   r.shape.batches = 1, r.shape.out_h = 1, r.rows_bottom_up = false;
   for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = c.rows_bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    const int32_t row = row_in_order(k, rows, c.rows_bottom_up), n = row / s.out_h, y = row % s.out_h;
     r.input = d.input + static_cast<size_t>(n) * in_image;
     r.output = d.output + static_cast<size_t>(row) * out_row;
     r.geometry.pad_top = d.geometry.pad_top - y * d.geometry.stride_h;

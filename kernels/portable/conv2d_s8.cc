@@ -19,7 +19,7 @@ void conv2d_s8(const Conv2dShape& s, const Conv2dGeometry& g, const QuantS8& q,
   // (kernels/kernels.def); each row's pixels still go left to right.
   const int32_t rows = s.batches * s.out_h;
   for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = rows_bottom_up ? rows - 1 - k : k;
+    const int32_t row = row_in_order(k, rows, rows_bottom_up);
     const int32_t n = row / s.out_h, y = row % s.out_h;
     for (int32_t x = 0; x < s.out_w; ++x) {
       for (int32_t o = 0; o < s.out_c; ++o) {
