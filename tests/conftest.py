@@ -8,6 +8,7 @@ import warnings
 
 import pytest
 import torch
+from torch import nn
 
 os.environ.setdefault("TQDM_DISABLE", "1")
 warnings.filterwarnings("ignore")
@@ -28,6 +29,17 @@ def quanta_apart(program, ep, inputs) -> int:
         else:
             worst = max(worst, float((g - r).abs().max()))
     return worst
+
+
+class Lambda(nn.Module):
+    """A module that calls fn: a small model from a function, for the op tests."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
 
 
 @pytest.fixture(scope="session")

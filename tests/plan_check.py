@@ -46,14 +46,20 @@ ROW_STREAMING = {"conv2d_s8": (0, 2, 4), "depthwise_conv2d_s8": (0, 2, 1), "max_
 ELEM = {"int8": 1, "int32": 4, "float32": 4}
 
 
-def _row_delta(in_shape, out_shape, elem, stride, pad, block):
+def _pixel_geometry(in_shape, out_shape, elem, stride, pad):
+    """(input row bytes, output pixel bytes, output pixels) of a batch-1 NHWC op, or None."""
     if len(in_shape) != 4 or len(out_shape) != 4 or in_shape[0] != 1 or out_shape[0] != 1:
         return None
     if stride < 1 or pad < 0:
         return None
-    in_row = in_shape[2] * in_shape[3] * elem
-    pixel = out_shape[3] * elem
-    pixels = out_shape[1] * out_shape[2]
+    return in_shape[2] * in_shape[3] * elem, out_shape[3] * elem, out_shape[1] * out_shape[2]
+
+
+def _row_delta(in_shape, out_shape, elem, stride, pad, block):
+    geometry = _pixel_geometry(in_shape, out_shape, elem, stride, pad)
+    if geometry is None:
+        return None
+    in_row, pixel, pixels = geometry
     worst = 0
     for q in range(pixels):  # every pixel, plainly
         row = max(0, q - block + 1) // out_shape[2]
@@ -63,13 +69,10 @@ def _row_delta(in_shape, out_shape, elem, stride, pad, block):
 
 
 def _row_rise(in_shape, out_shape, elem, stride, pad, window, block):
-    if len(in_shape) != 4 or len(out_shape) != 4 or in_shape[0] != 1 or out_shape[0] != 1:
+    geometry = _pixel_geometry(in_shape, out_shape, elem, stride, pad)
+    if geometry is None or window < 1:
         return None
-    if stride < 1 or pad < 0 or window < 1:
-        return None
-    in_row = in_shape[2] * in_shape[3] * elem
-    pixel = out_shape[3] * elem
-    pixels = out_shape[1] * out_shape[2]
+    in_row, pixel, pixels = geometry
     worst = 0
     for q in range(pixels):  # every pixel, plainly
         row = min(q + block - 1, pixels - 1) // out_shape[2]

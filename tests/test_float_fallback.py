@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 import ember
-from conftest import quanta_apart
+from conftest import Lambda, quanta_apart
 from ember.models.mobilenet_v2 import calibration_data, mobilenet_v2
 
 
@@ -30,15 +30,6 @@ class MobileNetV2LRN(nn.Module):
 
     def forward(self, x):
         return self.classifier(self.pool(self.lrn(self.features(x))).flatten(1))
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import ember
-from conftest import quanta_apart
+from conftest import Lambda, quanta_apart
 
 CASES = 4  # random instances per op
 
@@ -52,15 +52,6 @@ class Linear(nn.Module):
 
     def forward(self, x):
         return self.act(self.fc(x))
-
-
-class Lambda(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def _shape4(rng):

@@ -74,7 +74,7 @@ void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const
   m.rows = s.out_w, m.lhs_stride = g.stride_w * s.in_c;
   const int32_t rows = s.batches * s.out_h;
   for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    const int32_t row = row_in_order(k, rows, bottom_up), n = row / s.out_h, y = row % s.out_h;
     m.lhs = input + ((static_cast<size_t>(n) * s.in_h + static_cast<size_t>(y) * g.stride_h) * s.in_w) * s.in_c;
     m.out = output + static_cast<size_t>(row) * s.out_w * s.out_c;
     mat_mult_s8(m);
@@ -139,28 +139,16 @@ void im2col(const MatMultS8& m, const Conv2dShape& s, const Conv2dGeometry& g, i
 
 rt::Status check_conv2d_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_conv2d_s8(c));
-  const TensorView& filter = c.in(1);
-  EMBER_RETURN_IF_ERROR(check_added_operands(c, filter.dims[0]));
-  if (has_folded_bias(c)) {
-    EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
-    const TensorView& bias = c.in(2);
-    EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
-  }
-  return Status::Ok;
+  return check_added_operands(c, c.in(1).dims[0]);
 }
 
 rt::Status check_conv2d_s8_with_fold(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(check_conv2d_s8(c));
-  if (!has_folded_bias(c)) return Status::Ok;
   const TensorView& filter = c.in(1);
-  const int32_t o = filter.dims[0];
   const int32_t k = filter.dims[1] * filter.dims[2] * filter.dims[3];
-  const int32_t* folded = c.in(kFoldedBias).as<const int32_t>();
-  for (int32_t i = 0; i < o; ++i)
-    EMBER_KCHECK(folded[i] == folded_bias_rows(filter.as<const int8_t>(), k, c.in(2).as<const int32_t>(),
-                                               c.ints[6], i),
-                 BadQuantization);
-  return Status::Ok;
+  return check_folded_bias(c, filter.dims[0], [&](int32_t i) {
+    return folded_bias_rows(filter.as<const int8_t>(), k, c.in(2).as<const int32_t>(), c.ints[6], i);
+  });
 }
 
 rt::Status run_conv2d_s8(const rt::OpContext& c) {

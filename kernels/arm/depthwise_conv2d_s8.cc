@@ -35,27 +35,17 @@ bool whole_pixels_apart(const void* a, const void* b, size_t pixel) {
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_depthwise_conv2d_s8(c));
-  const TensorView& filter = c.in(1);
-  EMBER_RETURN_IF_ERROR(check_added_operands(c, filter.dims[3]));
-  if (has_folded_bias(c)) {
-    EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
-    const TensorView& bias = c.in(2);
-    EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
-  }
-  return Status::Ok;
+  return check_added_operands(c, c.in(1).dims[3]);
 }
 
 rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(check_depthwise_conv2d_s8(c));
-  if (!has_folded_bias(c)) return Status::Ok;
   const TensorView& filter = c.in(1);
   const int32_t o = filter.dims[3];
-  const int32_t* folded = c.in(kFoldedBias).as<const int32_t>();
-  for (int32_t i = 0; i < o; ++i)
-    EMBER_KCHECK(folded[i] == folded_bias_depthwise(filter.as<const int8_t>(), filter.dims[1] * filter.dims[2],
-                                                    o, c.in(2).as<const int32_t>(), c.ints[6], i),
-                 BadQuantization);
-  return Status::Ok;
+  return check_folded_bias(c, o, [&](int32_t i) {
+    return folded_bias_depthwise(filter.as<const int8_t>(), filter.dims[1] * filter.dims[2], o,
+                                 c.in(2).as<const int32_t>(), c.ints[6], i);
+  });
 }
 
 rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
@@ -85,7 +75,7 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
   DepthwiseS8 r = d;
   r.shape.batches = 1, r.shape.out_h = 1, r.rows_bottom_up = false;
   for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = c.rows_bottom_up ? rows - 1 - k : k, n = row / s.out_h, y = row % s.out_h;
+    const int32_t row = row_in_order(k, rows, c.rows_bottom_up), n = row / s.out_h, y = row % s.out_h;
     r.input = d.input + static_cast<size_t>(n) * in_image;
     r.output = d.output + static_cast<size_t>(row) * out_row;
     r.geometry.pad_top = d.geometry.pad_top - y * d.geometry.stride_h;

@@ -66,13 +66,12 @@ struct Tap {
 
 // For the four channels j = 0..3: a[j] += sum over the taps t of
 // (px[t.x + j] - zp) * pw[t.w + j]. kBorder: zp is input_zp, else 0 (and not subtracted).
+// tap_loop is taps_4's loop in assembly, for the taps [t, end) with t < end; always inline,
+// or GCC inlines it later and the DSP depthwise costs more (kws: 1,208 instructions a layer).
 #if EMBER_TIER == EMBER_TIER_DSP
 template <bool kBorder>
-inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
-  if (count <= 0) return;
-  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  const Tap* t = taps;
-  const Tap* const end = taps + count;
+__attribute__((always_inline)) inline void tap_loop(const Tap* t, const Tap* end, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t& a0,
+                     uint32_t& a1, uint32_t& a2, uint32_t& a3) {
   // zp in both int16 lanes; x - zp is within [-255, 255], so SSUB16 is exact.
   const uint32_t zz = (static_cast<uint32_t>(zp) & 0xFFFFu) * 0x10001u;
   uint32_t xo, wo, xe, we;
@@ -101,15 +100,11 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
         [xe] "=&r"(xe), [we] "=&r"(we)
       : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zz] "r"(zz), [border] "i"(kBorder ? 1 : 0)
       : "cc", "memory");
-  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
 #elif defined(__ARM_ARCH_7M__)
 template <bool kBorder>
-inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
-  if (count <= 0) return;
-  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  const Tap* t = taps;
-  const Tap* const end = taps + count;
+__attribute__((always_inline)) inline void tap_loop(const Tap* t, const Tap* end, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t& a0,
+                     uint32_t& a1, uint32_t& a2, uint32_t& a3) {
   int32_t xp, wp, x, w;
 #define EMBER_DW_CH(j, acc)                     \
   "ldrsb  %[x], [%[xp], #" #j "]\n\t"           \
@@ -134,6 +129,15 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
       : [end] "r"(end), [px] "r"(px), [pw] "r"(pw), [zp] "r"(zp), [border] "i"(kBorder ? 1 : 0)
       : "cc", "memory");
 #undef EMBER_DW_CH
+}
+#endif
+
+#if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
+template <bool kBorder>
+inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t (&a)[4]) {
+  if (count <= 0) return;
+  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  tap_loop<kBorder>(taps, taps + count, px, pw, zp, a0, a1, a2, a3);
   a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
 }
 #else

@@ -66,45 +66,17 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
     for (int32_t j = 0; j < out_n + 16; ++j) g_got[j] = 0x55;
     const int32_t in_dims[4] = {s.batches, s.in_h, s.in_w, s.in_c};
     const int32_t f_dims[4] = {1, s.filter_h, s.filter_w, s.out_c};
-    const int32_t c_dims[1] = {s.out_c};
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
-    rt::TensorView ins[6] = {make_view(g_in, rt::DType::Int8, 4, in_dims, false),
-                             make_view(g_filter, rt::DType::Int8, 4, f_dims, true),
-                             no_bias ? rt::TensorView{} : make_view(g_bias, rt::DType::Int32, 1, c_dims, true),
-                             make_view(g_mult, rt::DType::Int32, 1, c_dims, true),
-                             make_view(g_shift, rt::DType::Int32, 1, c_dims, true),
-                             make_view(g_folded, rt::DType::Int32, 1, c_dims, true)};
+    rt::TensorView ins[6];
+    conv_inputs(ins, g_in, in_dims, g_filter, f_dims, no_bias ? nullptr : g_bias, g_mult, g_shift, g_folded, s.out_c);
     rt::TensorView outs[1] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false)};
     const int32_t ints[10] = {g.stride_h, g.stride_w, g.pad_top, g.pad_left, g.dilation_h, g.dilation_w,
                               q.input_zp, q.output_zp, q.act_min, q.act_max};
     const rt::OpContext ctx{ins, 6, outs, 1, ints, 10, nullptr, 0};
-    ++o.cases;
-    bool bad = false;
-    if (check_depthwise_conv2d_s8(ctx) != rt::Status::Ok) {
-      ++o.rejected;
-      bad = true;
-    } else {
-      run_depthwise_conv2d_s8(ctx);
-      for (int32_t j = 0; j < out_n; ++j) bad |= g_got[j] != g_want[j];
-      for (int32_t j = out_n; j < out_n + 16; ++j) bad |= g_got[j] != 0x55;
-      if (s.out_c == s.in_c) ++o.optimized;
-      if (s.batches == 1) {  // over its own input, in both row orders (kernels/kernels.def)
-        const RowStream rs{s.in_h, s.in_w * s.in_c, s.out_h, s.out_w, s.out_c,
-                           g.stride_h, g.pad_top, g.dilation_h * (s.filter_h - 1) + 1, 1};
-        bad |= !in_place_matches(ctx, rs, [](const rt::OpContext& c) { run_depthwise_conv2d_s8(c); }, g_arena, in_n,
-                                 out_n, g_want);
-      }
-    }
-    // The host tools' check accepts the right folded bias and refuses one off by one.
-    bad |= check_depthwise_conv2d_s8_with_fold(ctx) != check_depthwise_conv2d_s8(ctx);
-    ++g_folded[s.out_c - 1];
-    bad |= check_depthwise_conv2d_s8(ctx) == rt::Status::Ok &&
-           check_depthwise_conv2d_s8_with_fold(ctx) != rt::Status::BadQuantization;
-    --g_folded[s.out_c - 1];
-    if (bad) {
-      ++o.mismatches;
-      if (o.first_bad < 0) o.first_bad = i;
-    }
+    const RowStream rs{s.in_h, s.in_w * s.in_c, s.out_h, s.out_w, s.out_c,
+                       g.stride_h, g.pad_top, g.dilation_h * (s.filter_h - 1) + 1, 1};
+    check_conv_case(o, i, ctx, check_depthwise_conv2d_s8, run_depthwise_conv2d_s8,
+                    check_depthwise_conv2d_s8_with_fold, s.out_c == s.in_c, rs, g_arena, in_n, out_n, g_want);
   }
   return o;
 }

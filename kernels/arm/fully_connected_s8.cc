@@ -11,27 +11,15 @@ namespace ember::kernels::arm {
 
 rt::Status check_fully_connected_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_fully_connected_s8(c));
-  const TensorView& filter = c.in(1);
-  EMBER_RETURN_IF_ERROR(check_added_operands(c, filter.dims[0]));
-  if (has_folded_bias(c)) {
-    EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
-    const TensorView& bias = c.in(2);
-    EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
-  }
-  return Status::Ok;
+  return check_added_operands(c, c.in(1).dims[0]);
 }
 
 rt::Status check_fully_connected_s8_with_fold(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(check_fully_connected_s8(c));
-  if (!has_folded_bias(c)) return Status::Ok;
   const TensorView& filter = c.in(1);
-  const int32_t o = filter.dims[0], k = filter.dims[1];
-  const int32_t* folded = c.in(kFoldedBias).as<const int32_t>();
-  for (int32_t i = 0; i < o; ++i)
-    EMBER_KCHECK(folded[i] == folded_bias_rows(filter.as<const int8_t>(), k, c.in(2).as<const int32_t>(),
-                                               c.ints[0], i),
-                 BadQuantization);
-  return Status::Ok;
+  return check_folded_bias(c, filter.dims[0], [&](int32_t i) {
+    return folded_bias_rows(filter.as<const int8_t>(), filter.dims[1], c.in(2).as<const int32_t>(), c.ints[0], i);
+  });
 }
 
 rt::Status run_fully_connected_s8(const rt::OpContext& c) {

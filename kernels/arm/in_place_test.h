@@ -3,7 +3,7 @@
 // The tier tests' check of the in-place contract in kernels/kernels.def: a conv or depthwise
 // case (batch 1) runs again with its output over its input, at the least distance the
 // contract allows in each direction, and must give the same bytes as the portable kernel
-// run apart. The distances are computed here from the contract's text (a fourth
+// run apart; and check_conv_case, the rest of a conv or depthwise case's checks around it. The distances are computed here from the contract's text (a fourth
 // implementation beside compiler/in_place.cc, runtime/program_verifier.cc and
 // tests/plan_check.py, so a kernel is not checked against the planner's own arithmetic).
 
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/arm/tier_test.h"
 #include "runtime/op_context.h"
 
 namespace ember::kernels::arm::testing {
@@ -83,6 +84,39 @@ bool in_place_matches(const rt::OpContext& ctx, const RowStream& r, Run run, int
     ok = ok && memcmp(out, want, static_cast<size_t>(out_bytes)) == 0;
   }
   return ok;
+}
+
+/// Case `index` of a conv or depthwise test, counted in `o`: the optimized check and run
+/// against `want` (out_bytes bytes, then 16 guard bytes of 0x55 in output 0); for batch 1
+/// the same in place (in_place_matches); then the host tools' check, which must accept the
+/// folded bias (input 5) and refuse it one off in its last channel. `optimized`: the case
+/// takes an optimized path, not the portable fallback.
+inline void check_conv_case(Outcome& o, int32_t index, const rt::OpContext& ctx, KernelFn check, KernelFn run,
+                            KernelFn check_with_fold, bool optimized, const RowStream& rs, int8_t* arena,
+                            int32_t in_bytes, int32_t out_bytes, const int8_t* want) {
+  ++o.cases;
+  bool bad = false;
+  if (check(ctx) != rt::Status::Ok) {
+    ++o.rejected;
+    bad = true;
+  } else {
+    run(ctx);
+    const int8_t* got = ctx.out(0).as<const int8_t>();
+    for (int32_t j = 0; j < out_bytes; ++j) bad |= got[j] != want[j];
+    for (int32_t j = out_bytes; j < out_bytes + 16; ++j) bad |= got[j] != 0x55;  // no overrun
+    if (optimized) ++o.optimized;
+    if (ctx.in(0).dims[0] == 1) bad |= !in_place_matches(ctx, rs, run, arena, in_bytes, out_bytes, want);
+  }
+  int32_t* folded = ctx.in(5).as<int32_t>();
+  const int32_t last = ctx.in(5).dims[0] - 1;
+  bad |= check_with_fold(ctx) != check(ctx);
+  ++folded[last];
+  bad |= check(ctx) == rt::Status::Ok && check_with_fold(ctx) != rt::Status::BadQuantization;
+  --folded[last];
+  if (bad) {
+    ++o.mismatches;
+    if (o.first_bad < 0) o.first_bad = index;
+  }
 }
 
 }  // namespace ember::kernels::arm::testing

@@ -69,15 +69,39 @@ inline void dot_3x2(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
   acc[0] = a00, acc[1] = a01, acc[4] = a10, acc[5] = a11, acc[8] = a20, acc[9] = a21;
 }
 
+// A 3 x 4 block's two 3x2 passes: the first over columns 0 and 2 (wa, wb), the second over
+// columns 1 and 3. After each, VMOV moves the accumulators into vector lanes two at a time
+// (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0 and Rt2 in lane 2, as QEMU executes it and as
+// later GCC's vcreateq pattern orders it), so the block needs no stack tile. Between them the
+// caller's assembly sets up the second pass's pointers and puts the count in a00.
+#define EMBER_MVE_3X4_LANES(HI, LO)                                                                \
+  "vmov %q[v0][" HI "], %q[v0][" LO "], %[a00], %[a01]\n"                                          \
+  "vmov %q[v1][" HI "], %q[v1][" LO "], %[a10], %[a11]\n"                                          \
+  "vmov %q[v2][" HI "], %q[v2][" LO "], %[a20], %[a21]\n"
+#define EMBER_MVE_3X4_PASS1                                                                        \
+  "dlstp.8 lr, %[a00]\n"                                                                           \
+  "movs %[a00], #0\n"                                                                              \
+  EMBER_MVE_3X2_LOOP("1", "wa", "wb")                                                              \
+  EMBER_MVE_3X4_LANES("2", "0")
+#define EMBER_MVE_3X4_PASS2                                                                        \
+  "dlstp.8 lr, %[a00]\n"                                                                           \
+  "movs %[a00], #0\n"                                                                              \
+  "movs %[a01], #0\n"                                                                              \
+  "movs %[a10], #0\n"                                                                              \
+  "movs %[a11], #0\n"                                                                              \
+  "movs %[a20], #0\n"                                                                              \
+  "movs %[a21], #0\n"                                                                              \
+  EMBER_MVE_3X2_LOOP("2", "wa", "wb")                                                              \
+  EMBER_MVE_3X4_LANES("3", "1")
+#define EMBER_MVE_3X4_OUTPUTS                                                                      \
+  [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),         \
+      [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [wa] "+r"(wa), [wb] "+r"(wb), \
+      [v0] "=&w"(v0), [v1] "=&w"(v1), [v2] "=&w"(v2)
+
 // A whole 3 x 4 block (n > 0), its results left in three vectors, row i's columns 0..3 in
-// r_i's lanes 0..3: a 3x2 pass over columns 0 and 2 (wa, wb), then over columns 1 and 3
-// (VMOV pairs lanes 0 with 2 and 1 with 3), whose weight pointers and the row pointers'
-// rewind (a pass advances them by 16 * ceil(n / 16)) come from memory operands into the
-// registers the first pass used.
-// Between and after the passes VMOV moves the accumulators into vector lanes two at a time,
-// so the block needs no stack tile and no pointer reloads in C. (VMOV Qd[2], Qd[0], Rt, Rt2
-// puts Rt in lane 0 and Rt2 in lane 2, as QEMU executes it and as later GCC's vcreateq
-// pattern orders it.)
+// r_i's lanes 0..3. The second pass's weight pointers and the row pointers' rewind (a pass
+// advances them by 16 * ceil(n / 16)) come from memory operands into the registers the first
+// pass used, so there are no pointer reloads in C.
 inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* const w[4], int32_t n,
                     int32x4_t* r0, int32x4_t* r1, int32x4_t* r2) {
   const int8_t* wa = w[0];
@@ -86,12 +110,7 @@ inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
   int32_t a00 = n, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0;
   int32x4_t v0, v1, v2;
   __asm__(
-      "dlstp.8 lr, %[a00]\n"
-      "movs %[a00], #0\n"
-      EMBER_MVE_3X2_LOOP("1", "wa", "wb")
-      "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
-      "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
-      "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
+      EMBER_MVE_3X4_PASS1
       "ldr %[a00], %[back]\n"
       "subs %[p0], %[p0], %[a00]\n"
       "subs %[p1], %[p1], %[a00]\n"
@@ -99,65 +118,37 @@ inline void dot_3x4(const int8_t* p0, const int8_t* p1, const int8_t* p2, const 
       "ldr %[wa], %[w1]\n"
       "ldr %[wb], %[w3]\n"
       "ldr %[a00], %[n]\n"
-      "dlstp.8 lr, %[a00]\n"
-      "movs %[a00], #0\n"
-      "movs %[a01], #0\n"
-      "movs %[a10], #0\n"
-      "movs %[a11], #0\n"
-      "movs %[a20], #0\n"
-      "movs %[a21], #0\n"
-      EMBER_MVE_3X2_LOOP("2", "wa", "wb")
-      "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
-      "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
-      "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
-      : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
-        [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [wa] "+r"(wa), [wb] "+r"(wb),
-        [v0] "=&w"(v0), [v1] "=&w"(v1), [v2] "=&w"(v2)
+      EMBER_MVE_3X4_PASS2
+      : EMBER_MVE_3X4_OUTPUTS
       : [n] "m"(n), [back] "m"(back), [w1] "m"(w[1]), [w3] "m"(w[3])
       : "q0", "q1", "q2", "lr", "cc", "memory");
   *r0 = v0, *r1 = v1, *r2 = v2;
 }
 
-// A whole 3 x 4 block when n % 16 == 0 (n > 0), its results left in three vectors, row i's
-// columns 0..3 in r_i's lanes 0..3. Two 3x2 passes: columns 0 and 2 first (wa, wb), whose
-// pointers then stand exactly at columns 1 and 3, since the weight rows are contiguous and a
-// pass advances each pointer by n; the row pointers step back by n. Between and after the
-// passes VMOV moves the accumulators into vector lanes two at a time, so the block needs no
-// stack tile and no pointer reloads. (VMOV Qd[2], Qd[0], Rt, Rt2 puts Rt in lane 0 and Rt2 in
-// lane 2, as QEMU executes it and as later GCC's vcreateq pattern orders it.)
+// dot_3x4 when n % 16 == 0: after the first pass the weight pointers stand exactly at columns
+// 1 and 3, since the weight rows are contiguous and a pass advances each pointer by n, and the
+// row pointers step back by n.
 inline void dot_3x4_aligned(const int8_t* p0, const int8_t* p1, const int8_t* p2, const int8_t* wa, const int8_t* wb,
-                    int32_t n, int32x4_t* r0, int32x4_t* r1, int32x4_t* r2) {
+                            int32_t n, int32x4_t* r0, int32x4_t* r1, int32x4_t* r2) {
   int32_t a00 = n, a01 = 0, a10 = 0, a11 = 0, a20 = 0, a21 = 0;
   int32x4_t v0, v1, v2;
   __asm__(
-      "dlstp.8 lr, %[a00]\n"
-      "movs %[a00], #0\n"
-      EMBER_MVE_3X2_LOOP("1", "wa", "wb")
-      "vmov %q[v0][2], %q[v0][0], %[a00], %[a01]\n"
-      "vmov %q[v1][2], %q[v1][0], %[a10], %[a11]\n"
-      "vmov %q[v2][2], %q[v2][0], %[a20], %[a21]\n"
+      EMBER_MVE_3X4_PASS1
       "ldr %[a00], %[n]\n"
       "subs %[p0], %[p0], %[a00]\n"
       "subs %[p1], %[p1], %[a00]\n"
       "subs %[p2], %[p2], %[a00]\n"
-      "dlstp.8 lr, %[a00]\n"
-      "movs %[a00], #0\n"
-      "movs %[a01], #0\n"
-      "movs %[a10], #0\n"
-      "movs %[a11], #0\n"
-      "movs %[a20], #0\n"
-      "movs %[a21], #0\n"
-      EMBER_MVE_3X2_LOOP("2", "wa", "wb")
-      "vmov %q[v0][3], %q[v0][1], %[a00], %[a01]\n"
-      "vmov %q[v1][3], %q[v1][1], %[a10], %[a11]\n"
-      "vmov %q[v2][3], %q[v2][1], %[a20], %[a21]\n"
-      : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11), [a20] "+Te"(a20),
-        [a21] "+Te"(a21), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2), [wa] "+r"(wa), [wb] "+r"(wb),
-        [v0] "=&w"(v0), [v1] "=&w"(v1), [v2] "=&w"(v2)
+      EMBER_MVE_3X4_PASS2
+      : EMBER_MVE_3X4_OUTPUTS
       : [n] "m"(n)
       : "q0", "q1", "q2", "lr", "cc", "memory");
   *r0 = v0, *r1 = v1, *r2 = v2;
 }
+
+#undef EMBER_MVE_3X4_OUTPUTS
+#undef EMBER_MVE_3X4_PASS2
+#undef EMBER_MVE_3X4_PASS1
+#undef EMBER_MVE_3X4_LANES
 
 // acc[j] = sum_k p[k] * w_j[k] for columns j < 4. n > 0.
 inline void dot_1x4(const int8_t* p, const int8_t* w0, const int8_t* w1, const int8_t* w2, const int8_t* w3,

@@ -3,14 +3,14 @@
 // 2 rows x 3 columns per step (on Cortex-M3 an assembly loop, 47 instructions per 24 MACs),
 // then 2 x 2 for the remaining columns (C, unrolled by four depth elements without
 // reassociation: 38 instructions per 16 MACs), and an odd last row 1 row x 4 columns. Each
-// loaded byte feeds two or three MLAs. Columns are the outer loop: the columns' bias and
-// requantization constants are computed once for all rows. Cortex-M0/M3 and the host.
+// loaded byte feeds two or three MLAs. The loops around the blocks are mat_mult_s8_loops.h's.
+// Cortex-M0/M3 and the host.
 
 #include "kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR
 
-#include "kernels/arm/mat_mult_s8.h"
+#include "kernels/arm/mat_mult_s8_loops.h"
 #include "kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
@@ -221,85 +221,35 @@ inline uint32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t bia
   return acc;
 }
 
-inline int8_t out_s8(const OutputClamp& oc, const ChannelRequant& q, uint32_t acc) {
-  return clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
+// Column triples, before mat_mult_s8_loops' pairs: one column left over would take the slow
+// single-column loop, so cols = 3n + 1 runs n - 1 triples and two pairs. Returns the first
+// column left.
+inline int32_t triple_columns(const MatMultLocals& v) {
+  if (v.rows < 2) return 0;
+  const int32_t cols = v.cols, d = v.d;
+  const size_t ls = v.lhs_stride, os = v.out_stride;
+  const int32_t triples_end = cols % 3 == 1 && cols >= 4 ? cols - 4 : cols - cols % 3;
+  int32_t c = 0;
+  for (; c < triples_end; c += 3) {
+    const int8_t* w0 = v.rhs + static_cast<size_t>(c) * d;
+    ChannelRequant q[3];
+    for (int32_t j = 0; j < 3; ++j) q[j] = channel_requant(v.mult[c + j], v.shift[c + j]);
+    const int8_t* l0 = v.lhs;
+    int8_t* o0 = v.out + c;
+    for (int32_t r = 0; r + 2 <= v.rows; r += 2, l0 += 2 * ls, o0 += 2 * os) {
+      const Acc2x3 a = dot_2x3(l0, l0 + ls, w0, d, v.bias + c);
+      for (int32_t j = 0; j < 3; ++j) {
+        o0[j] = out_s8(v.oc, q[j], a.a[0][j]);
+        o0[os + j] = out_s8(v.oc, q[j], a.a[1][j]);
+      }
+    }
+  }
+  return c;
 }
 
 }  // namespace
 
-void mat_mult_s8(const MatMultS8& m) {
-  // Locals, not reads through `m`: the int8 output stores may alias any memory, so the
-  // compiler would reload every field after each store.
-  const int8_t* const lhs = m.lhs;
-  const int8_t* const rhs = m.rhs;
-  const int32_t rows = m.rows, cols = m.cols, d = m.depth;
-  const size_t lhs_stride = static_cast<size_t>(m.lhs_stride), out_stride = static_cast<size_t>(m.out_stride);
-  const int32_t* const bias = m.bias;
-  const int32_t* const mult = m.multiplier;
-  const int32_t* const shift = m.shift;
-  int8_t* const out = m.out;
-  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
-
-  // Column triples, then pairs: one column left over would take the slow single-column
-  // loop, so cols = 3n + 1 runs n - 1 triples and two pairs.
-  const int32_t triples_end = cols % 3 == 1 && cols >= 4 ? cols - 4 : cols - cols % 3;
-  int32_t c = 0;
-  for (; rows >= 2 && c < triples_end; c += 3) {
-    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
-    ChannelRequant q[3];
-    for (int32_t j = 0; j < 3; ++j) q[j] = channel_requant(mult[c + j], shift[c + j]);
-    const int8_t* l0 = lhs;
-    int8_t* o0 = out + c;
-    for (int32_t r = 0; r + 2 <= rows; r += 2, l0 += 2 * lhs_stride, o0 += 2 * out_stride) {
-      const Acc2x3 a = dot_2x3(l0, l0 + lhs_stride, w0, d, bias + c);
-      for (int32_t j = 0; j < 3; ++j) {
-        o0[j] = out_s8(oc, q[j], a.a[0][j]);
-        o0[out_stride + j] = out_s8(oc, q[j], a.a[1][j]);
-      }
-    }
-  }
-  for (; rows >= 2 && c + 2 <= cols; c += 2) {
-    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
-    const int8_t* w1 = w0 + d;
-    const int32_t b0 = bias[c], b1 = bias[c + 1];
-    const ChannelRequant q0 = channel_requant(mult[c], shift[c]);
-    const ChannelRequant q1 = channel_requant(mult[c + 1], shift[c + 1]);
-    const int8_t* l0 = lhs;
-    int8_t* o0 = out + c;
-    int32_t r = 0;
-    for (; r + 2 <= rows; r += 2, l0 += 2 * lhs_stride, o0 += 2 * out_stride) {
-      const Acc2x2 a = dot_2x2(l0, l0 + lhs_stride, w0, w1, d, b0, b1);
-      o0[0] = out_s8(oc, q0, a.a00);
-      o0[1] = out_s8(oc, q1, a.a01);
-      o0[out_stride] = out_s8(oc, q0, a.a10);
-      o0[out_stride + 1] = out_s8(oc, q1, a.a11);
-    }
-  }
-  if (rows >= 2 && c < cols) {
-    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
-    const ChannelRequant q = channel_requant(mult[c], shift[c]);
-    for (int32_t r = 0; r + 2 <= rows; r += 2) {
-      const int8_t* l0 = lhs + r * lhs_stride;
-      out[r * out_stride + c] = out_s8(oc, q, dot_1x1(l0, w0, d, bias[c]));
-      out[(r + 1) * out_stride + c] = out_s8(oc, q, dot_1x1(l0 + lhs_stride, w0, d, bias[c]));
-    }
-  }
-  if (rows & 1) {  // the last row, four columns at a time
-    const int32_t r = rows - 1;
-    const int8_t* l0 = lhs + r * lhs_stride;
-    int8_t* o0 = out + r * out_stride;
-    int32_t k = 0;
-    for (; k + 4 <= cols; k += 4) {
-      const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
-      o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
-      o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
-      o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
-    }
-    for (; k < cols; ++k)
-      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
-  }
-}
+void mat_mult_s8(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, triple_columns>(m); }
 
 }  // namespace ember::kernels::arm
 

@@ -28,7 +28,9 @@ inline size_t scratch_bytes_given(const OpContext& c) {
 }
 
 /// Shape checks of the added operands (their values are checked by each kernel): the folded
-/// bias an int32 constant of length o, the scratch an int8 tensor.
+/// bias an int32 constant of length o, the scratch an int8 tensor; with a folded bias, the
+/// filter (input 1) and the bias (input 2, if present) it was folded from are constants, which
+/// check_folded_bias can read.
 inline Status check_added_operands(const OpContext& c, int32_t o) {
   if (has_folded_bias(c)) {
     const TensorView& fb = c.in(kFoldedBias);
@@ -36,6 +38,22 @@ inline Status check_added_operands(const OpContext& c, int32_t o) {
     EMBER_KCHECK(fb.constant && fb.data != nullptr, BadOpSignature);
   }
   if (c.num_outputs > kScratch) EMBER_KCHECK(is_tensor(c.out(kScratch), DType::Int8), BadOpSignature);
+  if (has_folded_bias(c)) {
+    const TensorView& filter = c.in(1);
+    const TensorView& bias = c.in(2);
+    EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
+    EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
+  }
+  return Status::Ok;
+}
+
+/// The folded bias, if any, equals fold(i), the value recomputed from the weights
+/// (kernels/arm/fold.h), for every output channel i < o.
+template <typename Fold>
+inline Status check_folded_bias(const OpContext& c, int32_t o, Fold fold) {
+  if (!has_folded_bias(c)) return Status::Ok;
+  const int32_t* folded = c.in(kFoldedBias).as<const int32_t>();
+  for (int32_t i = 0; i < o; ++i) EMBER_KCHECK(folded[i] == fold(i), BadQuantization);
   return Status::Ok;
 }
 

@@ -73,6 +73,12 @@ inline constexpr TierTest kTierTests[] = {
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).
 rt::TensorView make_view(void* data, rt::DType dtype, int32_t rank, const int32_t* dims, bool constant);
 
+/// The six inputs of a conv or depthwise op over test buffers: input, filter, bias (absent
+/// when null), multiplier, shift and folded bias, the last four of `channels` values.
+void conv_inputs(rt::TensorView (&ins)[6], int8_t* input, const int32_t* in_dims, int8_t* filter,
+                 const int32_t* filter_dims, int32_t* bias, int32_t* multiplier, int32_t* shift, int32_t* folded,
+                 int32_t channels);
+
 // Shared random parameter helpers (tier_test_util.cc).
 int32_t random_zero_point(Rng& r);
 void random_requant(Rng& r, int32_t* multiplier, int32_t* shift, int32_t n);

@@ -11,6 +11,18 @@ rt::TensorView make_view(void* data, rt::DType dtype, int32_t rank, const int32_
   return t;
 }
 
+void conv_inputs(rt::TensorView (&ins)[6], int8_t* input, const int32_t* in_dims, int8_t* filter,
+                 const int32_t* filter_dims, int32_t* bias, int32_t* multiplier, int32_t* shift, int32_t* folded,
+                 int32_t channels) {
+  const int32_t c_dims[1] = {channels};
+  ins[0] = make_view(input, rt::DType::Int8, 4, in_dims, false);
+  ins[1] = make_view(filter, rt::DType::Int8, 4, filter_dims, true);
+  ins[2] = bias == nullptr ? rt::TensorView{} : make_view(bias, rt::DType::Int32, 1, c_dims, true);
+  ins[3] = make_view(multiplier, rt::DType::Int32, 1, c_dims, true);
+  ins[4] = make_view(shift, rt::DType::Int32, 1, c_dims, true);
+  ins[5] = make_view(folded, rt::DType::Int32, 1, c_dims, true);
+}
+
 void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, KernelFn run, const rt::OpContext& ctx,
                        int8_t* got, const int8_t* want, int32_t n) {
   ++o.cases;

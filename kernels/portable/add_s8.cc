@@ -29,14 +29,7 @@ static AddParamsS8 add_params_from(const int32_t* i) {
 
 rt::Status check_add_s8(const rt::OpContext& c) {
   EMBER_KCHECK(has_counts(c, 2, 1, 12, 0), BadOpSignature);
-  const TensorView& a = c.in(0);
-  const TensorView& b = c.in(1);
-  const TensorView& out = c.out(0);
-  EMBER_KCHECK(valid_view(a) && valid_view(b) && valid_view(out), BadShape);
-  EMBER_KCHECK(a.dtype == DType::Int8 && b.dtype == DType::Int8 && out.dtype == DType::Int8,
-               BadOpSignature);
-  Broadcast bc;
-  EMBER_KCHECK(broadcast_views(a, b, out, &bc), BadShape);
+  EMBER_RETURN_IF_ERROR(check_binary_operands(c, DType::Int8));
   const AddParamsS8 p = add_params_from(c.ints);
   EMBER_KCHECK(p.left_shift >= 0 && p.left_shift <= 22, BadOpParameter);
   EMBER_KCHECK(valid_zero_point(p.a_zp) && valid_zero_point(p.b_zp) &&
@@ -53,10 +46,8 @@ rt::Status check_add_s8(const rt::OpContext& c) {
 }
 
 rt::Status run_add_s8(const rt::OpContext& c) {
-  Broadcast bc;
-  broadcast_views(c.in(0), c.in(1), c.out(0), &bc);
-  add_s8(add_params_from(c.ints), bc, c.in(0).as<const int8_t>(), c.in(1).as<const int8_t>(),
-         c.out(0).as<int8_t>());
+  add_s8(add_params_from(c.ints), binary_broadcast(c), c.in(0).as<const int8_t>(),
+         c.in(1).as<const int8_t>(), c.out(0).as<int8_t>());
   return rt::Status::Ok;
 }
 

@@ -37,23 +37,13 @@ void binary_f32(BinaryOp op, const Broadcast& bc, float lo, float hi, const floa
 
 static Status check_binary_f32(const OpContext& c) {
   EMBER_KCHECK(has_counts(c, 2, 1, 0, 2), BadOpSignature);
-  const TensorView& a = c.in(0);
-  const TensorView& b = c.in(1);
-  const TensorView& out = c.out(0);
-  EMBER_KCHECK(valid_view(a) && valid_view(b) && valid_view(out), BadShape);
-  EMBER_KCHECK(a.dtype == DType::Float32 && b.dtype == DType::Float32 &&
-                   out.dtype == DType::Float32,
-               BadOpSignature);
-  Broadcast bc;
-  EMBER_KCHECK(broadcast_views(a, b, out, &bc), BadShape);
+  EMBER_RETURN_IF_ERROR(check_binary_operands(c, DType::Float32));
   EMBER_KCHECK(valid_act_f32(c.floats[0], c.floats[1]), BadOpParameter);
   return Status::Ok;
 }
 
 static Status run_binary_f32(const OpContext& c, BinaryOp op) {
-  Broadcast bc;
-  broadcast_views(c.in(0), c.in(1), c.out(0), &bc);
-  binary_f32(op, bc, c.floats[0], c.floats[1], c.in(0).as<const float>(),
+  binary_f32(op, binary_broadcast(c), c.floats[0], c.floats[1], c.in(0).as<const float>(),
              c.in(1).as<const float>(), c.out(0).as<float>());
   return Status::Ok;
 }

@@ -33,4 +33,13 @@ void conv2d_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry, const Q
 rt::Status check_conv2d_s8(const rt::OpContext& ctx);
 rt::Status run_conv2d_s8(const rt::OpContext& ctx);
 
+/// What conv2d_s8 and depthwise_conv2d_s8 (kernels/portable/depthwise_conv2d_s8.h) share: one
+/// loop nest, the operand checks and the run adapter, for the filter layout of either.
+void conv_any_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry, const QuantS8& quant,
+                 const int8_t* input, const int8_t* filter, const int32_t* bias,
+                 const int32_t* multiplier, const int32_t* shift, int8_t* output, bool depthwise,
+                 bool rows_bottom_up);
+rt::Status check_conv_any_s8(const rt::OpContext& ctx, bool depthwise);
+rt::Status run_conv_any_s8(const rt::OpContext& ctx, bool depthwise);
+
 }  // namespace ember::kernels

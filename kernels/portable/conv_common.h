@@ -36,6 +36,10 @@ struct QuantS8 {
   int32_t act_min, act_max;
 };
 
+/// The k-th of `rows` output rows in the op's row order (kernels/kernels.def): k top-down,
+/// counted from the last bottom-up.
+inline int32_t row_in_order(int32_t k, int32_t rows, bool bottom_up) { return bottom_up ? rows - 1 - k : k; }
+
 inline Conv2dGeometry conv_geometry_from(const int32_t* ints) {
   return Conv2dGeometry{ints[0], ints[1], ints[2], ints[3], ints[4], ints[5]};
 }

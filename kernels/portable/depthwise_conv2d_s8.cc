@@ -1,10 +1,10 @@
 //===- depthwise_conv2d_s8.cc - Reference int8 depthwise convolution ------===//
 //
-// Straight loops in the order of the formula; the numeric ground truth.
+// The numeric ground truth: conv2d_s8's loop nest and checks with the depthwise filter layout.
 
 #include "kernels/portable/depthwise_conv2d_s8.h"
 
-#include "kernels/portable/requantize.h"
+#include "kernels/portable/conv2d_s8.h"
 
 namespace ember::kernels {
 
@@ -12,60 +12,10 @@ void depthwise_conv2d_s8(const Conv2dShape& s, const Conv2dGeometry& g, const Qu
                          const int8_t* input, const int8_t* filter, const int32_t* bias,
                          const int32_t* multiplier, const int32_t* shift, int8_t* output,
                          bool rows_bottom_up) {
-  const int32_t depth_multiplier = s.out_c / s.in_c;
-  // Rows last-first when asked: the output may then overlap the upper end of the input
-  // (kernels/kernels.def); each row's pixels still go left to right.
-  const int32_t rows = s.batches * s.out_h;
-  for (int32_t k = 0; k < rows; ++k) {
-    const int32_t row = rows_bottom_up ? rows - 1 - k : k;
-    const int32_t n = row / s.out_h, y = row % s.out_h;
-    for (int32_t x = 0; x < s.out_w; ++x) {
-      for (int32_t o = 0; o < s.out_c; ++o) {
-        const int32_t ic = o / depth_multiplier;
-        int32_t acc = bias != nullptr ? bias[o] : 0;
-        for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-          const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
-          if (iy < 0 || iy >= s.in_h) continue;
-          for (int32_t kx = 0; kx < s.filter_w; ++kx) {
-            const int32_t ix = x * g.stride_w - g.pad_left + kx * g.dilation_w;
-            if (ix < 0 || ix >= s.in_w) continue;
-            const int32_t v =
-                input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-            const int32_t w = filter[(static_cast<size_t>(ky) * s.filter_w + kx) * s.out_c + o];
-            acc = wrapping_add(acc, (v - q.input_zp) * w);
-          }
-        }
-        output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.out_c + o] =
-            requantize_to_s8(acc, multiplier[o], shift[o], q.output_zp, q.act_min, q.act_max);
-      }
-    }
-  }
+  conv_any_s8(s, g, q, input, filter, bias, multiplier, shift, output, true, rows_bottom_up);
 }
 
-rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
-  // Inputs 5 (folded bias) and output 1 (scratch) are optional additions for the optimized
-  // kernels (kernels/arm/operands.h); this kernel ignores them.
-  EMBER_KCHECK(has_counts(c, -1, -1, 10, 0) && c.num_inputs >= 5 && c.num_inputs <= 6 &&
-                   c.num_outputs >= 1 && c.num_outputs <= 2,
-               BadOpSignature);
-  const TensorView& in = c.in(0);
-  const TensorView& filter = c.in(1);
-  const TensorView& out = c.out(0);
-  EMBER_KCHECK(valid_view(in) && valid_view(filter) && valid_view(out), BadShape);
-  EMBER_KCHECK(in.dtype == DType::Int8 && filter.dtype == DType::Int8 && out.dtype == DType::Int8,
-               BadOpSignature);
-  EMBER_RETURN_IF_ERROR(check_conv_shapes(in, filter, out, conv_geometry_from(c.ints), true));
-  EMBER_RETURN_IF_ERROR(check_per_channel(c, 2, out.dims[3]));
-  return check_quant_s8(QuantS8{c.ints[6], c.ints[7], c.ints[8], c.ints[9]});
-}
-
-rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
-  depthwise_conv2d_s8(conv_shape_from(c.in(0), c.in(1), c.out(0)), conv_geometry_from(c.ints),
-                      QuantS8{c.ints[6], c.ints[7], c.ints[8], c.ints[9]},
-                      c.in(0).as<const int8_t>(), c.in(1).as<const int8_t>(),
-                      c.in(2).as<const int32_t>(), c.in(3).as<const int32_t>(),
-                      c.in(4).as<const int32_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
-  return rt::Status::Ok;
-}
+rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) { return check_conv_any_s8(c, true); }
+rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) { return run_conv_any_s8(c, true); }
 
 }  // namespace ember::kernels

@@ -24,14 +24,7 @@ static MulParamsS8 mul_params_from(const int32_t* i) {
 
 rt::Status check_mul_s8(const rt::OpContext& c) {
   EMBER_KCHECK(has_counts(c, 2, 1, 7, 0), BadOpSignature);
-  const TensorView& a = c.in(0);
-  const TensorView& b = c.in(1);
-  const TensorView& out = c.out(0);
-  EMBER_KCHECK(valid_view(a) && valid_view(b) && valid_view(out), BadShape);
-  EMBER_KCHECK(a.dtype == DType::Int8 && b.dtype == DType::Int8 && out.dtype == DType::Int8,
-               BadOpSignature);
-  Broadcast bc;
-  EMBER_KCHECK(broadcast_views(a, b, out, &bc), BadShape);
+  EMBER_RETURN_IF_ERROR(check_binary_operands(c, DType::Int8));
   const MulParamsS8 p = mul_params_from(c.ints);
   EMBER_KCHECK(valid_zero_point(p.a_zp) && valid_zero_point(p.b_zp) &&
                    valid_zero_point(p.output_zp),
@@ -43,10 +36,8 @@ rt::Status check_mul_s8(const rt::OpContext& c) {
 }
 
 rt::Status run_mul_s8(const rt::OpContext& c) {
-  Broadcast bc;
-  broadcast_views(c.in(0), c.in(1), c.out(0), &bc);
-  mul_s8(mul_params_from(c.ints), bc, c.in(0).as<const int8_t>(), c.in(1).as<const int8_t>(),
-         c.out(0).as<int8_t>());
+  mul_s8(mul_params_from(c.ints), binary_broadcast(c), c.in(0).as<const int8_t>(),
+         c.in(1).as<const int8_t>(), c.out(0).as<int8_t>());
   return rt::Status::Ok;
 }
 

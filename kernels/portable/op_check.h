@@ -110,4 +110,24 @@ inline bool broadcast_views(const TensorView& a, const TensorView& b, const Tens
   return make_broadcast(a.dims, a.rank, b.dims, b.rank, out.dims, out.rank, bc);
 }
 
+/// A broadcasting binary op's operands: inputs a, b and the output well formed, all of `dtype`,
+/// and a and b broadcast to the output's shape.
+inline Status check_binary_operands(const OpContext& c, DType dtype) {
+  const TensorView& a = c.in(0);
+  const TensorView& b = c.in(1);
+  const TensorView& out = c.out(0);
+  EMBER_KCHECK(valid_view(a) && valid_view(b) && valid_view(out), BadShape);
+  EMBER_KCHECK(a.dtype == dtype && b.dtype == dtype && out.dtype == dtype, BadOpSignature);
+  Broadcast bc;
+  EMBER_KCHECK(broadcast_views(a, b, out, &bc), BadShape);
+  return Status::Ok;
+}
+
+/// The broadcast of an op that check_binary_operands accepted.
+inline Broadcast binary_broadcast(const OpContext& c) {
+  Broadcast bc;
+  broadcast_views(c.in(0), c.in(1), c.out(0), &bc);
+  return bc;
+}
+
 }  // namespace ember::kernels

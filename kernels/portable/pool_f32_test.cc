@@ -14,14 +14,6 @@ namespace {
 
 using namespace testing;
 
-int torch_pool_out(int in, int k, int s, int p, int d, bool ceil_mode) {
-  const int num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  if (num < 0) return 0;  // PyTorch: output size too small
-  int out = num / s + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
 TEST(Pool2dF32, RandomAgainstReference) {
   std::mt19937 rng(90);
   int cases = 0;

@@ -15,15 +15,6 @@ namespace {
 
 using namespace testing;
 
-// PyTorch's pooling output size (pooling_output_shape).
-int torch_pool_out(int in, int k, int s, int p, int d, bool ceil_mode) {
-  const int num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  if (num < 0) return 0;  // PyTorch: output size too small
-  int out = num / s + 1;
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
-}
-
 TEST(AvgPool2dS8, HandComputed) {
   // 1x2x2x1, kernel 2, stride 1, pad 1 -> 3x3; zp 1 so values 0..3 are 1..4.
   const int8_t in[4] = {1, 2, 3, 4};

@@ -107,6 +107,15 @@ inline int out_size(int in, int k, int stride, int pad_before, int pad_after, in
   return span < 0 ? 0 : span / stride + 1;
 }
 
+/// PyTorch's pooling output size (pooling_output_shape), floor or ceil mode.
+inline int torch_pool_out(int in, int k, int s, int p, int d, bool ceil_mode) {
+  const int num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  if (num < 0) return 0;  // PyTorch: output size too small
+  int out = num / s + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
 /// Reference convolution in double over NHWC input (zero point already removed), explicitly
 /// zero-padded. filter OHWI (groups = C / filter_c) or, when depthwise, 1HWC. Returns NHWC.
 inline std::vector<double> ref_conv(const std::vector<double>& in, int n, const Axis& ay,

@@ -1,0 +1,107 @@
+//===- mat_mult_s8_loops.h - The scalar and DSP mat_mult_s8 around its blocks -*- C++ -*-===//
+//
+// The loops the scalar and DSP tiers run around their register blocks, written once: the
+// tier's wider column blocks first (kWide, which returns the first column it left), then
+// column pairs two rows at a time (kDot2x2), a last single column (kDot1x1), and an odd last
+// row four columns at a time (kDot1x4). Columns are the outer loop: a column pair's bias and
+// requantization constants are computed once for all rows. The blocks are the tier's
+// functions, passed as template arguments so that they inline into its one mat_mult_s8:
+//   Acc2x2 dot_2x2(l0, l1, w0, w1, depth, b0, b1)       fields a00, a01, a10, a11
+//   Acc1x4 dot_1x4(l0, w0, depth, const int32_t* bias)  fields a0..a3
+//   Acc dot_1x1(l0, w0, depth, int32_t bias)
+// with int32_t or uint32_t accumulators (both wrap modulo 2^32).
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/arm/mat_mult_s8.h"
+#include "kernels/arm/primitives_scalar.h"
+
+namespace ember::kernels::arm {
+
+// mat_mult_s8's arguments as a local copy, not reads through the MatMultS8&: the int8 output
+// stores may alias any memory, so the compiler would reload every field after each store.
+struct MatMultLocals {
+  const int8_t* lhs;
+  const int8_t* rhs;
+  int32_t rows, cols, d;
+  size_t lhs_stride, out_stride;
+  const int32_t* bias;
+  const int32_t* mult;
+  const int32_t* shift;
+  int8_t* out;
+  OutputClamp oc;
+};
+
+// Always inline, as when each tier wrote it out: left to GCC, the scalar tier's frame grows by
+// 8 bytes and its column triples take more instructions.
+template <typename Acc>
+__attribute__((always_inline)) inline int8_t out_s8(const OutputClamp& oc, const ChannelRequant& q, Acc acc) {
+  return clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
+}
+
+// No wider blocks: column pairs from column 0.
+inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
+
+// Always inline: the instance is a template (a COMDAT function to GCC), which GCC would
+// otherwise call from the tier's mat_mult_s8 rather than inline as a function called once.
+template <auto kDot2x2, auto kDot1x4, auto kDot1x1, auto kWide = no_wide_columns>
+__attribute__((always_inline)) inline void mat_mult_s8_loops(const MatMultS8& m) {
+  // Locals, not reads through `m`: see MatMultLocals.
+  const int8_t* const lhs = m.lhs;
+  const int8_t* const rhs = m.rhs;
+  const int32_t rows = m.rows, cols = m.cols, d = m.depth;
+  const size_t lhs_stride = static_cast<size_t>(m.lhs_stride), out_stride = static_cast<size_t>(m.out_stride);
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  int8_t* const out = m.out;
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+
+  int32_t c = kWide(MatMultLocals{lhs, rhs, rows, cols, d, lhs_stride, out_stride, bias, mult, shift, out, oc});
+  for (; rows >= 2 && c + 2 <= cols; c += 2) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const int8_t* w1 = w0 + d;
+    const int32_t b0 = bias[c], b1 = bias[c + 1];
+    const ChannelRequant q0 = channel_requant(mult[c], shift[c]);
+    const ChannelRequant q1 = channel_requant(mult[c + 1], shift[c + 1]);
+    const int8_t* l0 = lhs;
+    int8_t* o0 = out + c;
+    int32_t r = 0;
+    for (; r + 2 <= rows; r += 2, l0 += 2 * lhs_stride, o0 += 2 * out_stride) {
+      const auto a = kDot2x2(l0, l0 + lhs_stride, w0, w1, d, b0, b1);
+      o0[0] = out_s8(oc, q0, a.a00);
+      o0[1] = out_s8(oc, q1, a.a01);
+      o0[out_stride] = out_s8(oc, q0, a.a10);
+      o0[out_stride + 1] = out_s8(oc, q1, a.a11);
+    }
+  }
+  if (rows >= 2 && c < cols) {
+    const int8_t* w0 = rhs + static_cast<size_t>(c) * d;
+    const ChannelRequant q = channel_requant(mult[c], shift[c]);
+    for (int32_t r = 0; r + 2 <= rows; r += 2) {
+      const int8_t* l0 = lhs + r * lhs_stride;
+      out[r * out_stride + c] = out_s8(oc, q, kDot1x1(l0, w0, d, bias[c]));
+      out[(r + 1) * out_stride + c] = out_s8(oc, q, kDot1x1(l0 + lhs_stride, w0, d, bias[c]));
+    }
+  }
+  if (rows & 1) {  // the last row, four columns at a time
+    const int32_t r = rows - 1;
+    const int8_t* l0 = lhs + r * lhs_stride;
+    int8_t* o0 = out + r * out_stride;
+    int32_t k = 0;
+    for (; k + 4 <= cols; k += 4) {
+      const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
+      o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
+      o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
+      o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
+    }
+    for (; k < cols; ++k)
+      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+  }
+}
+
+}  // namespace ember::kernels::arm
