@@ -8,7 +8,9 @@
 //     conv2d_s8_scratch_bytes(shape, geometry, tier) bytes, which the memory planner places
 //     like any buffer live during that op only.
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
-// path its optimized kernel takes, or why it runs the portable one. Host (Portable) programs
+// path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
+// -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so
+// runs the portable kernel). Host (Portable) programs
 // are left unchanged. Weights keep their OHWI /
 // 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
 
@@ -16,6 +18,7 @@
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 #include "kernels/arm/conv2d_s8.h"
+#include "kernels/arm/depthwise_conv2d_s8.h"
 #include "kernels/arm/fold.h"
 
 namespace ember::compiler {
@@ -83,6 +86,13 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
     std::vector<int32_t> folded;
     if (op.kernel == dw) {
       const int32_t taps = dim(filter, 1) * dim(filter, 2), o = dim(filter, 3);
+      // Without the folded bias the op runs the portable kernel (and the device check, which
+      // refuses such a filter for the tier's kernel, accepts it).
+      if (o == dim(g.tensors[op.inputs[0]], 3) &&
+          !kernels::arm::depthwise_conv2d_s8_takes_filter(w, static_cast<size_t>(filter.num_elements()), tier)) {
+        op.kernel_reason = "portable kernel: a weight of -128 (the " + tier_word + " kernel takes [-127, 127])";
+        continue;
+      }
       for (int32_t c = 0; c < o; ++c) folded.push_back(kernels::arm::folded_bias_depthwise(w, taps, o, bias, input_zp, c));
       op.kernel_reason = o == dim(g.tensors[op.inputs[0]], 3) ? tier_word + " kernel (depthwise" +
                                                (dim(filter, 1) == 3 && dim(filter, 2) == 3 ? " 3x3)" : ")")

@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "compiler/kernel_table.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 #include "compiler/pipeline.h"
@@ -114,6 +115,42 @@ TEST(Layout, ConvWeightsBecomeOhwiAndActivationsNhwc) {
   EXPECT_EQ(ohwi.shape, (std::vector<int64_t>{3, 1, 2, 2}));
   // w[o][i][0][kw] moves to [o][0][kw][i]: element (o=1, kw=1, i=0) was at 1*4 + 0*2 + 1 = 5.
   EXPECT_EQ(ohwi.as<float>()[1 * 4 + 1 * 2 + 0], 5.0f);
+}
+
+// A selected int8 depthwise op (1x3x3x8 filter, NHWC 1x4x4x8), as pack_weights sees it.
+Op depthwise_op(Graph& g, std::vector<int8_t> filter) {
+  const int x = activation(g, "x", {1, 4, 4, 8}, DType::Int8);
+  const int w = add_constant_i8(g, "w", {1, 3, 3, 8}, filter);
+  const int m = add_constant_i32(g, "m", {8}, std::vector<int32_t>(8, 1 << 30));
+  const int sh = add_constant_i32(g, "sh", {8}, std::vector<int32_t>(8, -1));
+  const int y = activation(g, "y", {1, 4, 4, 8}, DType::Int8);
+  Op op{"depthwise", {x, w, -1, m, sh}, {y}, {}, "aten.conv2d.default at model.py:7 (dw)"};
+  op.kernel = kernel_id("depthwise_conv2d_s8");
+  op.ints = {1, 1, 1, 1, 1, 1, 3, -2, -128, 127};
+  return op;
+}
+
+TEST(PackWeights, MveDepthwiseFilterHoldingMinus128RunsThePortableKernel) {
+  std::vector<int8_t> filter(72, 5);
+  for (const char* target : {"cortex-m55", "cortex-m4"}) {
+    for (const int8_t low : {int8_t{-127}, int8_t{-128}}) {
+      Graph g;
+      filter[40] = low;
+      g.ops.push_back(depthwise_op(g, filter));
+      Diagnostics diag;
+      ASSERT_EQ(pack_weights(g, find_target(target), diag), Status::Success);
+      const Op& op = g.ops[0];
+      const bool mve_refuses = low == -128 && std::string(target) == "cortex-m55";
+      if (mve_refuses) {
+        EXPECT_EQ(op.kernel_reason, "portable kernel: a weight of -128 (the mve kernel takes [-127, 127])");
+        EXPECT_EQ(op.inputs.size(), 5u);  // no folded bias: the optimized entry runs the portable kernel
+      } else {
+        EXPECT_EQ(op.kernel_reason, std::string(target) == "cortex-m55" ? "mve kernel (depthwise 3x3)"
+                                                                        : "dsp kernel (depthwise 3x3)");
+        EXPECT_EQ(op.inputs.size(), 6u);
+      }
+    }
+  }
 }
 
 TEST(Pipeline, ModelOutputThatIsAViewOfAnInputIsRejected) {

@@ -35,7 +35,14 @@ bool whole_pixels_apart(const void* a, const void* b, size_t pixel) {
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_depthwise_conv2d_s8(c));
-  return check_added_operands(c, c.in(1).dims[3]);
+  EMBER_RETURN_IF_ERROR(check_added_operands(c, c.in(1).dims[3]));
+  // The tier's kernel runs with the folded bias and depth multiplier 1 only (run below); the
+  // filter is then a constant with data (check_added_operands), read once here at load.
+  const TensorView& filter = c.in(1);
+  if (has_folded_bias(c) && filter.dims[3] == c.in(0).dims[3])
+    EMBER_KCHECK(depthwise_conv2d_s8_takes_filter(filter.as<const int8_t>(), filter.num_elements(), kBuiltTier),
+                 BadQuantization);
+  return Status::Ok;
 }
 
 rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& c) {

@@ -12,8 +12,10 @@
 
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/arm/tier.h"
 #include "kernels/portable/conv_common.h"
 #include "runtime/op_context.h"
 
@@ -41,6 +43,19 @@ struct DepthwiseS8 {
 /// y * stride_h): pad_top may then be negative, meaning the window starts below the input's
 /// first row.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
+
+/// The smallest of n >= 1 int8 weights. One implementation per tier (MVE: 16 bytes per step),
+/// the same result on every tier.
+int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n);
+
+/// Whether `tier`'s kernel takes this depthwise filter of n >= 1 weights. The MVE kernel sums
+/// two taps' int16 products before widening them, exact only for weights in [-127, 127]
+/// (depthwise_conv2d_s8_mve.cc): it refuses a filter holding -128. Ember's quantizer never
+/// makes one (symmetric weights); the compiler gives such an op the portable kernel
+/// (compiler/passes/pack_weights.cc). The scalar and DSP kernels take any filter.
+inline bool depthwise_conv2d_s8_takes_filter(const int8_t* filter, size_t n, Tier tier) {
+  return tier != Tier::Mve || depthwise_conv2d_s8_min_weight(filter, n) != -128;
+}
 
 /// Output column range [x0, x1) whose windows lie wholly inside the input along x.
 inline void depthwise_interior_x(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* x0, int32_t* x1) {

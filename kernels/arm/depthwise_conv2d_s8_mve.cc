@@ -300,6 +300,15 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
 
 }  // namespace
 
+int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
+  int8_t lo = filter[0];
+  for (size_t i = 0; i < n; i += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    lo = vminvq_p_s8(lo, vldrbq_z_s8(filter + i, p), p);
+  }
+  return lo;
+}
+
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const Conv2dShape& s = d.shape;
   Group g;

@@ -291,6 +291,12 @@ void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t
 
 }  // namespace
 
+int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
+  int8_t lo = filter[0];
+  for (size_t i = 1; i < n; ++i) lo = filter[i] < lo ? filter[i] : lo;
+  return lo;
+}
+
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
