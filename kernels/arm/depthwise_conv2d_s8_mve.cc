@@ -3,8 +3,11 @@
 // Sixteen channels per vector. MVE has no lane-wise vector-by-vector multiply-accumulate, so
 // each tap is VMULLB/VMULLT.S8 (exact int16 products of the even and odd channels) widened
 // into four int32 accumulators (VMOVLB/VMOVLT + VADD): 12 instructions per 16 MACs, against 16
-// with four-channel VLDRB.S32 loads. (Pairing two taps' int16 products before widening would
-// save a quarter of those when no weight is -128, but needs a ninth Q register: GCC spills.)
+// with four-channel VLDRB.S32 loads. Full groups take the taps two at a time (tap_pair): the
+// two taps' int16 products are added in int16 and widened once, 19 instructions per 32 MACs.
+// That is exact only for weights in [-127, 127], which this tier's check requires (a filter
+// holding -128 is refused with BadQuantization; the compiler gives such an op the portable
+// kernel). A tail group, and an odd last tap, take one tap at a time.
 //
 // The loop order is channel group (outer), pixel, tap (inner): the accumulators stay in
 // registers across the taps, and the group's bias, multipliers and shifts are reordered once
@@ -12,7 +15,7 @@
 // acc2 1, 5, 9, 13; acc3 3, 7, 11, 15). Saturating narrows (VQMOVNB/VQMOVNT) put the bytes
 // back in channel order and clamp to [-128, 127]; the activation clamp is then two int8 ops
 // per 16 outputs. Interior pixels take every tap without bounds checks (an unrolled 3x3 for
-// dilation 1); border pixels use the same taps with a vector of input_zp in place of the
+// dilation 1); border pixels use the same taps with 16 bytes of input_zp in place of the
 // taps outside the input, which the folded bias (kernels/arm/fold.h) expects. A channel tail
 // is one zero-predicated group. Two special cases: small padded maps run every pixel through
 // the interior kernel on a zero-point-padded strip (group_strip), and 8-channel layers pack
@@ -73,9 +76,11 @@ inline void widen_add(Acc& a, int16x8_t even, int16x8_t odd) {
 
 // The empty asm pins the four sums in Q registers after every tap. Without it GCC 12 hoists
 // later taps' loads, or defers the additions, past the eight Q registers and spills.
+inline void pin(Acc& a) { __asm__ volatile("" : "+w"(a.a0), "+w"(a.a1), "+w"(a.a2), "+w"(a.a3)::"memory"); }
+
 inline void tap(Acc& a, int8x16_t x, int8x16_t w) {
   widen_add(a, vmullbq_int_s8(x, w), vmulltq_int_s8(x, w));
-  __asm__ volatile("" : "+w"(a.a0), "+w"(a.a1), "+w"(a.a2), "+w"(a.a3)::"memory");
+  pin(a);
 }
 
 // Full groups load unpredicated (a predicated load costs a VPST and predicate moves).
@@ -84,6 +89,61 @@ inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
   return kTail ? vldrbq_z_s8(p, pred) : vldrbq_s8(p);
 }
 
+// Two taps (inputs x0, x1, weights w0, w1) whose int16 products are summed in int16 and
+// widened once: 19 instructions for 32 MACs against 24. Exact because the weights are in
+// [-127, 127] (check_depthwise_conv2d_s8 refuses a filter holding -128 on this tier) and every
+// input byte, padding (input_zp) included, is in [-128, 127]: |x * w| <= 128 * 127 = 16,256,
+// so the sum of two is at most 32,512 in magnitude, inside int16. (A weight of -128 would
+// allow 128 * 128 * 2 = 32,768.) The inputs are raw bytes, never x - input_zp (up to 255 in
+// magnitude, 64,770 for two taps): the folded bias carries the zero point.
+// In assembly: the four sums, the two int16 sums and two loaded vectors fill the eight Q
+// registers, so x1's even-lane product goes where x1 was (VMULL.S8 may write a source; only
+// .S32 may not) and x1 is loaded again for the odd lanes. GCC 12, given the intrinsics,
+// computes x1's product first and spills it.
+// PST2/PST1 open a VPT block for the next two/one loads, LD is the load (VLDRB or, in a VPT
+// block, VLDRBT: the inactive lanes read nothing and are zeroed).
+#define EMBER_DW_PAIR(PST2, PST1, LD)                   \
+  PST2 LD " %q[t0], [%[x0]]\n\t"                        \
+       LD " %q[t1], [%[w0]]\n\t"                        \
+       "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"            \
+       "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"            \
+  PST2 LD " %q[t0], [%[x1]]\n\t"                        \
+       LD " %q[t1], [%[w1]]\n\t"                        \
+       "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"           \
+       "vadd.i16 %q[e], %q[e], %q[t0]\n\t"              \
+  PST1 LD " %q[t0], [%[x1]]\n\t"                        \
+       "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"           \
+       "vadd.i16 %q[o], %q[o], %q[t0]\n\t"              \
+       "vmovlb.s16 %q[t0], %q[e]\n\t"                   \
+       "vmovlt.s16 %q[t1], %q[e]\n\t"                   \
+       "vadd.i32 %q[a0], %q[a0], %q[t0]\n\t"            \
+       "vadd.i32 %q[a1], %q[a1], %q[t1]\n\t"            \
+       "vmovlb.s16 %q[t0], %q[o]\n\t"                   \
+       "vmovlt.s16 %q[t1], %q[o]\n\t"                   \
+       "vadd.i32 %q[a2], %q[a2], %q[t0]\n\t"            \
+       "vadd.i32 %q[a3], %q[a3], %q[t1]"
+#define EMBER_DW_PAIR_OUT                                                                                  \
+  [a0] "+w"(a.a0), [a1] "+w"(a.a1), [a2] "+w"(a.a2), [a3] "+w"(a.a3), [e] "=&w"(e), [o] "=&w"(o), \
+      [t0] "=&w"(t0), [t1] "=&w"(t1)
+
+template <bool kTail>
+inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x1, const int8_t* w1,
+                     mve_pred16_t p) {
+  if (kTail) {  // GCC's inline asm cannot name the predicate register: one tap at a time
+    tap(a, load16<kTail>(x0, p), load16<kTail>(w0, p));
+    tap(a, load16<kTail>(x1, p), load16<kTail>(w1, p));
+    return;
+  }
+  int16x8_t e, o;
+  int8x16_t t0, t1;
+  __asm__ volatile(EMBER_DW_PAIR("", "", "vldrb.8")
+                   : EMBER_DW_PAIR_OUT
+                   : [x0] "r"(x0), [w0] "r"(w0), [x1] "r"(x1), [w1] "r"(w1)
+                   : "memory");
+}
+#undef EMBER_DW_PAIR_OUT
+#undef EMBER_DW_PAIR
+
 struct Ctx {
   const DepthwiseS8* d;
   const Group* g;
@@ -91,6 +151,7 @@ struct Ctx {
   size_t row;          // input row stride in bytes
   mve_pred16_t pred;   // active channels (tail group)
   int8x16_t zp;        // input_zp in every lane
+  const int8_t* zp_bytes;  // 16 bytes of input_zp (border taps outside the input)
   int8x16_t act_min, act_max;
   const int8_t* w;     // the group's first tap weights (interior), taps ws bytes apart
   int32_t ws;
@@ -142,29 +203,39 @@ __attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t st
     if (three) {
       const int8_t* x1 = xr + rs;
       const int8_t* x2 = x1 + rs;
-      tap(a, load16<kTail>(xr, p), load16<kTail>(w, p));
-      tap(a, load16<kTail>(xr + xs, p), load16<kTail>(w + cc, p));
-      tap(a, load16<kTail>(xr + 2 * xs, p), load16<kTail>(w + 2 * cc, p));
-      tap(a, load16<kTail>(x1, p), load16<kTail>(w + 3 * cc, p));
-      tap(a, load16<kTail>(x1 + xs, p), load16<kTail>(w + 4 * cc, p));
-      tap(a, load16<kTail>(x1 + 2 * xs, p), load16<kTail>(w + 5 * cc, p));
-      tap(a, load16<kTail>(x2, p), load16<kTail>(w + 6 * cc, p));
-      tap(a, load16<kTail>(x2 + xs, p), load16<kTail>(w + 7 * cc, p));
+      tap_pair<kTail>(a, xr, w, xr + xs, w + cc, p);
+      tap_pair<kTail>(a, xr + 2 * xs, w + 2 * cc, x1, w + 3 * cc, p);
+      tap_pair<kTail>(a, x1 + xs, w + 4 * cc, x1 + 2 * xs, w + 5 * cc, p);
+      tap_pair<kTail>(a, x2, w + 6 * cc, x2 + xs, w + 7 * cc, p);
       tap(a, load16<kTail>(x2 + 2 * xs, p), load16<kTail>(w + 8 * cc, p));
+    } else if (s.filter_w == 1) {  // a column (sww's 1-D windows): pairs down the column
+      const size_t step_y = static_cast<size_t>(geo.dilation_h) * rs;
+      int32_t ky = 0;
+      for (; ky + 1 < s.filter_h; ky += 2, xr += 2 * step_y, w += 2 * cc) tap_pair<kTail>(a, xr, w, xr + step_y, w + cc, p);
+      if (ky < s.filter_h) tap(a, load16<kTail>(xr, p), load16<kTail>(w, p));
     } else {
       const size_t step_y = static_cast<size_t>(geo.dilation_h) * rs;
       const size_t step_x = static_cast<size_t>(geo.dilation_w) * xs;
+      const int8_t* held = nullptr;  // a tap waiting for the next one (row ends included)
+      const int8_t* held_w = nullptr;
       for (int32_t ky = 0; ky < s.filter_h; ++ky, xr += step_y) {
         const int8_t* xt = xr;
-        for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc)
-          tap(a, load16<kTail>(xt, p), load16<kTail>(w, p));
+        for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc) {
+          if (held == nullptr) {
+            held = xt, held_w = w;
+            continue;
+          }
+          tap_pair<kTail>(a, held, held_w, xt, w, p);
+          held = nullptr;
+        }
       }
+      if (held != nullptr) tap(a, load16<kTail>(held, p), load16<kTail>(held_w, p));
     }
     finish<kTail>(k, a, out);
   }
 }
 
-// Some tap outside the input: it reads the input_zp vector instead.
+// Some tap outside the input: it reads the 16 input_zp bytes instead.
 template <bool kTail>
 __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_t x, int8_t* out) {
   const DepthwiseS8& d = *k.d;
@@ -175,16 +246,24 @@ __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_
   const int8_t* w = d.filter + k.c0;
   const int32_t iy0 = y * geo.stride_h - geo.pad_top, ix0 = x * geo.stride_w - geo.pad_left;
   Acc a = start(*k.g);
+  const int8_t* held = nullptr;  // a tap waiting for the next one, as in interior()
+  const int8_t* held_w = nullptr;
   for (int32_t ky = 0; ky < s.filter_h; ++ky) {
     const int32_t iy = iy0 + ky * geo.dilation_h;
     const bool row_in = iy >= 0 && iy < s.in_h;
     const int8_t* line = d.input + (static_cast<size_t>(n) * s.in_h + (row_in ? iy : 0)) * k.row + k.c0;
     for (int32_t kx = 0; kx < s.filter_w; ++kx, w += cc) {
       const int32_t ix = ix0 + kx * geo.dilation_w;
-      const int8x16_t v = row_in && ix >= 0 && ix < s.in_w ? load16<kTail>(line + static_cast<size_t>(ix) * cc, p) : k.zp;
-      tap(a, v, load16<kTail>(w, p));
+      const int8_t* xt = row_in && ix >= 0 && ix < s.in_w ? line + static_cast<size_t>(ix) * cc : k.zp_bytes;
+      if (held == nullptr) {
+        held = xt, held_w = w;
+        continue;
+      }
+      tap_pair<kTail>(a, held, held_w, xt, w, p);
+      held = nullptr;
     }
   }
+  if (held != nullptr) tap(a, load16<kTail>(held, p), load16<kTail>(held_w, p));
   finish<kTail>(k, a, out);
 }
 
@@ -237,6 +316,9 @@ void group_strip(const Ctx& k, int8_t* strip) {
   int32_t sw, sh;
   strip_size(s, geo, &sw, &sh);
   const size_t rs = static_cast<size_t>(sw) * 16;
+  // Locals: the strip's int8 stores may alias k and d, so GCC would reload them per vector.
+  const int8x16_t zp = k.zp;
+  const int32_t in_c = s.in_c;
   for (int32_t nb = 0; nb < s.batches; ++nb)
     for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
       const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
@@ -245,7 +327,7 @@ void group_strip(const Ctx& k, int8_t* strip) {
       for (int32_t r = 0; r < sh; ++r) {
         const int32_t iy = iy0 + r;
         if (iy < 0 || iy >= s.in_h) {
-          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, k.zp);
+          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp);
           continue;
         }
         // Columns [0, lo) and [hi, sw) lie in the padding.
@@ -253,9 +335,9 @@ void group_strip(const Ctx& k, int8_t* strip) {
         const int32_t hi = s.in_w + geo.pad_left < sw ? s.in_w + geo.pad_left : sw;
         const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0;
         int32_t j = 0;
-        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, k.zp);
-        for (; j < hi; ++j, dst += 16, src += s.in_c) vstrbq_s8(dst, load16<kTail>(src, k.pred));
-        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, k.zp);
+        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, zp);
+        for (; j < hi; ++j, dst += 16, src += in_c) vstrbq_s8(dst, load16<kTail>(src, k.pred));
+        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp);
       }
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
       interior<kTail>(k, strip, static_cast<size_t>(geo.stride_w) * 16, out, s.out_w, 16, rs,
@@ -312,8 +394,10 @@ int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
 void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const Conv2dShape& s = d.shape;
   Group g;
+  alignas(16) int8_t zp_bytes[16];
+  memset(zp_bytes, static_cast<int8_t>(d.quant.input_zp), sizeof zp_bytes);
   Ctx k{&d, &g, 0, static_cast<size_t>(s.in_w) * s.in_c, 0xFFFF,
-        vdupq_n_s8(static_cast<int8_t>(d.quant.input_zp)), vdupq_n_s8(static_cast<int8_t>(d.quant.act_min)),
+        vdupq_n_s8(static_cast<int8_t>(d.quant.input_zp)), zp_bytes, vdupq_n_s8(static_cast<int8_t>(d.quant.act_min)),
         vdupq_n_s8(static_cast<int8_t>(d.quant.act_max)), d.filter, s.in_c};
   const int32_t taps = s.filter_h * s.filter_w;
   int32_t sw, sh;
