@@ -10,9 +10,8 @@
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
 // path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
 // -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so
-// runs the portable kernel). Host (Portable) programs
-// are left unchanged. Weights keep their OHWI /
-// 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
+// runs the portable kernel). Host (Portable) programs are left unchanged. Weights keep their
+// OHWI / 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
 
 #include "compiler/kernel_table.h"
 #include "compiler/passes/pass_util.h"
