@@ -190,6 +190,13 @@ Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts) {
   return Status::Ok;
 }
 
+// The arena tensor whose bytes `t` uses: itself, or the source of a view (verified: one level).
+int32_t buffer_of(const Tensors& ts, int32_t t) {
+  if (t < 0) return t;
+  const int32_t v = ts.Get(static_cast<uint32_t>(t))->view_of();
+  return v >= 0 ? v : t;
+}
+
 bool count_ok(int8_t expected, uint32_t actual, uint32_t variadic_max) {
   if (expected >= 0) return actual == static_cast<uint32_t>(expected);
   return actual >= 1 && actual <= variadic_max;
@@ -232,10 +239,9 @@ Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
     // The same tensor (or a view of it) as input and output of one op: kernels read their
     // inputs while writing, so this is never a valid signature (in-place execution uses two
     // tensors planned at the same bytes, which check_graph_and_plan allows only where marked).
+    // t is no view (checked above), so an input shares its bytes exactly when its buffer is t.
     for (uint32_t j = 0; j < ni; ++j) {
-      const int32_t in = op.inputs()->Get(j);
-      const int32_t root = in < 0 ? in : ts.Get(static_cast<uint32_t>(in))->view_of();
-      EMBER_CHECK_OR_RETURN(in != t && root != t, Status::BadOpSignature,
+      EMBER_CHECK_OR_RETURN(buffer_of(ts, op.inputs()->Get(j)) != t, Status::BadOpSignature,
                             "op %" PRIu32 ": tensor %" PRId32 " is both input %" PRIu32
                             " and output %" PRIu32,
                             index, t, j, i);
@@ -260,13 +266,6 @@ Status check_io(const flatbuffers::Vector<int32_t>& list, const Tensors& ts,
         Status::BadGraph, "program %s %" PRIu32 " is a constant", what, i);
   }
   return Status::Ok;
-}
-
-// The arena tensor whose bytes `t` uses: itself, or the source of a view (verified: one level).
-int32_t buffer_of(const Tensors& ts, int32_t t) {
-  if (t < 0) return t;
-  const int32_t v = ts.Get(static_cast<uint32_t>(t))->view_of();
-  return v >= 0 ? v : t;
 }
 
 // Whether the arena bytes of tensors a and b (verified, non-views) intersect.
