@@ -56,15 +56,18 @@ class Program:
         """The runtime's verdict on this file: ("ok", "") or (status, message). Runs every check
         of the device runtime's Program::load (docs/runtime.md), plus the host tools' folded-bias
         check."""
+        if self._runtime is not None:
+            return "ok", ""
         rt = _ember.Runtime(self.data)
-        return rt.status, rt.message
+        if rt.status != "ok":
+            return rt.status, rt.message  # the message of this load (the binding keeps the last one)
+        self._runtime = rt  # loaded once: runtime() and the runs use it
+        return "ok", ""
 
     def runtime(self) -> _ember.Runtime:
-        if self._runtime is None:
-            rt = _ember.Runtime(self.data)
-            if rt.status != "ok":
-                raise ProgramError(rt.status, f"the runtime rejected the program file ({rt.message})")
-            self._runtime = rt
+        status, message = self.check()
+        if status != "ok":
+            raise ProgramError(status, f"the runtime rejected the program file ({message})")
         return self._runtime
 
     def run_raw(self, *inputs: np.ndarray) -> list[np.ndarray]:
