@@ -144,6 +144,25 @@ inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x
 #undef EMBER_DW_PAIR_OUT
 #undef EMBER_DW_PAIR
 
+// A window's taps paired in the order they come (across row ends too): `held` is a tap waiting
+// for the next one, taken alone by end_taps if none comes. Forced inline, so the pointers stay
+// in registers.
+template <bool kTail>
+__attribute__((always_inline)) inline void add_tap(Acc& a, const int8_t*& held, const int8_t*& held_w,
+                                                   const int8_t* x, const int8_t* w, mve_pred16_t p) {
+  if (held == nullptr) {
+    held = x, held_w = w;
+    return;
+  }
+  tap_pair<kTail>(a, held, held_w, x, w, p);
+  held = nullptr;
+}
+template <bool kTail>
+__attribute__((always_inline)) inline void end_taps(Acc& a, const int8_t* held, const int8_t* held_w,
+                                                    mve_pred16_t p) {
+  if (held != nullptr) tap(a, load16<kTail>(held, p), load16<kTail>(held_w, p));
+}
+
 struct Ctx {
   const DepthwiseS8* d;
   const Group* g;
@@ -216,20 +235,13 @@ __attribute__((noinline)) void interior(const Ctx& k, const int8_t* x, size_t st
     } else {
       const size_t step_y = static_cast<size_t>(geo.dilation_h) * rs;
       const size_t step_x = static_cast<size_t>(geo.dilation_w) * xs;
-      const int8_t* held = nullptr;  // a tap waiting for the next one (row ends included)
-      const int8_t* held_w = nullptr;
+      const int8_t *held = nullptr, *held_w = nullptr;
       for (int32_t ky = 0; ky < s.filter_h; ++ky, xr += step_y) {
         const int8_t* xt = xr;
-        for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc) {
-          if (held == nullptr) {
-            held = xt, held_w = w;
-            continue;
-          }
-          tap_pair<kTail>(a, held, held_w, xt, w, p);
-          held = nullptr;
-        }
+        for (int32_t kx = 0; kx < s.filter_w; ++kx, xt += step_x, w += cc)
+          add_tap<kTail>(a, held, held_w, xt, w, p);
       }
-      if (held != nullptr) tap(a, load16<kTail>(held, p), load16<kTail>(held_w, p));
+      end_taps<kTail>(a, held, held_w, p);
     }
     finish<kTail>(k, a, out);
   }
@@ -246,8 +258,7 @@ __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_
   const int8_t* w = d.filter + k.c0;
   const int32_t iy0 = y * geo.stride_h - geo.pad_top, ix0 = x * geo.stride_w - geo.pad_left;
   Acc a = start(*k.g);
-  const int8_t* held = nullptr;  // a tap waiting for the next one, as in interior()
-  const int8_t* held_w = nullptr;
+  const int8_t *held = nullptr, *held_w = nullptr;
   for (int32_t ky = 0; ky < s.filter_h; ++ky) {
     const int32_t iy = iy0 + ky * geo.dilation_h;
     const bool row_in = iy >= 0 && iy < s.in_h;
@@ -255,15 +266,10 @@ __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_
     for (int32_t kx = 0; kx < s.filter_w; ++kx, w += cc) {
       const int32_t ix = ix0 + kx * geo.dilation_w;
       const int8_t* xt = row_in && ix >= 0 && ix < s.in_w ? line + static_cast<size_t>(ix) * cc : k.zp_bytes;
-      if (held == nullptr) {
-        held = xt, held_w = w;
-        continue;
-      }
-      tap_pair<kTail>(a, held, held_w, xt, w, p);
-      held = nullptr;
+      add_tap<kTail>(a, held, held_w, xt, w, p);
     }
   }
-  if (held != nullptr) tap(a, load16<kTail>(held, p), load16<kTail>(held_w, p));
+  end_taps<kTail>(a, held, held_w, p);
   finish<kTail>(k, a, out);
 }
 
