@@ -145,6 +145,156 @@ inline void dot_3x4_aligned(const int8_t* p0, const int8_t* p1, const int8_t* p2
   *r0 = v0, *r1 = v1, *r2 = v2;
 }
 
+// What blocks_3x4_right reads from memory: a local of the caller, so each field is an
+// sp-relative operand and takes no register (the loop needs eleven and LR), mostly in pairs
+// that one LDRD loads (an asm statement takes at most 30 operands).
+template <typename T>
+struct Pair {
+  T first, second;
+};
+struct BlockConstants {
+  Pair<int32_t> depth;            // depth, and how far a pass moves the row pointers (16 * ceil(depth / 16))
+  Pair<const int8_t*> w02, w13;   // the weight rows of each pass's two columns
+  Pair<int32_t> bias02, bias13;   // and their biases
+  Pair<int32_t> clamp;            // act_min, act_max
+  Pair<int32_t> zp_stride;        // output_zp, out_stride
+  int32_t step;                   // from a block's row pointers after its passes to the next block's
+  struct {
+    int8_t* out;                  // the next block's first output row
+    int32_t blocks;               // blocks left
+  } cursor;
+};
+
+// Starts a pass: the count from a00 into LR, then the accumulators set to the two columns'
+// biases (the bias folded into the sums costs no vector add and no vector register).
+#define EMBER_MVE_BIAS_START(BIAS)                                                                 \
+  "dlstp.8 lr, %[a00]\n"                                                                           \
+  "ldrd %[a00], %[a01], %[" BIAS "]\n"                                                             \
+  "mov %[a10], %[a00]\n"                                                                           \
+  "mov %[a20], %[a00]\n"                                                                           \
+  "mov %[a11], %[a01]\n"                                                                           \
+  "mov %[a21], %[a01]\n"
+
+// The low 32 bits of row R's products acc * m, doubled, into Q: zero in a lane whose rounding
+// may be a tie (requantize_mve).
+#define EMBER_MVE_ROW_LOW(Q, R)                                                                    \
+  "vmul.i32 " Q ", " R ", %q[mult]\n"                                                              \
+  "vshl.i32 " Q ", " Q ", #1\n"
+
+// Row R's requantization when some lane may be a tie: half = 2^(k-1) in q0 and mask = 2^k - 1
+// in q1 (set by the caller); a lane whose doubled low product is 0 and whose dropped bits are
+// exactly half rounds to even (its low bit cleared). FLAG is a scratch register.
+#define EMBER_MVE_ROW_TIE(R, FLAG)                                                                 \
+  EMBER_MVE_ROW_LOW("q2", R)                                                                        \
+  "vcmp.i32 eq, q2, zr\n"                                                                          \
+  "vmrs %[" FLAG "], p0\n"                                                                         \
+  "vqdmulh.s32 " R ", " R ", %q[mult]\n"                                                           \
+  "vand q2, " R ", q1\n"                                                                           \
+  "vmsr p0, %[" FLAG "]\n"                                                                         \
+  "vpst\n"                                                                                         \
+  "vcmpt.i32 eq, q2, q0\n"                                                                         \
+  "vrshl.s32 " R ", " R ", %q[shift]\n"                                                            \
+  "vpst\n"                                                                                         \
+  "vbict.i32 " R ", #1\n"
+
+// Row R's zero point (a00), clamp (q0, q1) and four-byte store at wa (VSTRB.32 takes a low
+// register), which then steps by a01.
+#define EMBER_MVE_ROW_STORE(R)                                                                     \
+  "vqadd.s32 " R ", " R ", %[a00]\n"                                                               \
+  "vmax.s32 " R ", " R ", q0\n"                                                                    \
+  "vmin.s32 " R ", " R ", q1\n"                                                                    \
+  "vstrb.32 " R ", [%[wa]]\n"                                                                      \
+  "add %[wa], %[wa], %[a01]\n"
+
+// c.cursor.blocks (> 0) 3 x 4 blocks down the rows from p0, p1, p2, requantized and stored,
+// when every column's shift is <= -1 and all four columns are real. Per block: the two passes
+// of dot_3x4 with the biases as the sums' start, rows in q3..q5, then requantize_mve and
+// offset_clamp_mve on each row with mult and shift held in registers for the whole loop. The
+// C form spilled about 40 instructions per block: three rows, five constant vectors and the
+// temporaries are more than the eight Q registers. Blocks whose rows may hold a tie (rare)
+// take the rounding fix-up in subsection 1, out of the straight path.
+__attribute__((always_inline)) inline void blocks_3x4_right(const int8_t* p0, const int8_t* p1, const int8_t* p2,
+                                                            BlockConstants& c, int32x4_t mult, int32x4_t shift) {
+  int32_t a00, a01, a10, a11, a20, a21;
+  const int8_t* wa;
+  const int8_t* wb;
+  __asm__ volatile(
+      "0:\n"
+      "ldrd %[wa], %[wb], %[w02]\n"
+      "ldr %[a00], %[depth]\n"
+      EMBER_MVE_BIAS_START("bias02")
+      EMBER_MVE_3X2_LOOP("1", "wa", "wb")
+      "vmov q3[2], q3[0], %[a00], %[a01]\n"
+      "vmov q4[2], q4[0], %[a10], %[a11]\n"
+      "vmov q5[2], q5[0], %[a20], %[a21]\n"
+      "ldrd %[a00], %[a01], %[depth]\n"
+      "subs %[p0], %[p0], %[a01]\n"
+      "subs %[p1], %[p1], %[a01]\n"
+      "subs %[p2], %[p2], %[a01]\n"
+      "ldrd %[wa], %[wb], %[w13]\n"
+      EMBER_MVE_BIAS_START("bias13")
+      EMBER_MVE_3X2_LOOP("2", "wa", "wb")
+      "vmov q3[3], q3[1], %[a00], %[a01]\n"
+      "vmov q4[3], q4[1], %[a10], %[a11]\n"
+      "vmov q5[3], q5[1], %[a20], %[a21]\n"
+      // A tie is possible only where some row's doubled low product is 0.
+      EMBER_MVE_ROW_LOW("q0", "q3")
+      EMBER_MVE_ROW_LOW("q2", "q4")
+      "vmin.u32 q0, q0, q2\n"
+      EMBER_MVE_ROW_LOW("q2", "q5")
+      "vmin.u32 q0, q0, q2\n"
+      "vcmp.i32 eq, q0, zr\n"
+      "vmrs %[a00], p0\n"
+      "lsls %[a00], %[a00], #16\n"
+      "bne 4f\n"
+      "vqdmulh.s32 q3, q3, %q[mult]\n"
+      "vqdmulh.s32 q4, q4, %q[mult]\n"
+      "vqdmulh.s32 q5, q5, %q[mult]\n"
+      "vrshl.s32 q3, q3, %q[shift]\n"
+      "vrshl.s32 q4, q4, %q[shift]\n"
+      "vrshl.s32 q5, q5, %q[shift]\n"
+      "3:\n"
+      "ldrd %[a01], %[a10], %[clamp]\n"
+      "vdup.32 q0, %[a01]\n"
+      "vdup.32 q1, %[a10]\n"
+      "ldrd %[a00], %[a01], %[zp_stride]\n"
+      "ldrd %[wa], %[a21], %[cursor]\n"
+      EMBER_MVE_ROW_STORE("q3")
+      EMBER_MVE_ROW_STORE("q4")
+      EMBER_MVE_ROW_STORE("q5")
+      "ldr %[a00], %[step]\n"
+      "add %[p0], %[p0], %[a00]\n"
+      "add %[p1], %[p1], %[a00]\n"
+      "add %[p2], %[p2], %[a00]\n"
+      "subs %[a21], %[a21], #1\n"
+      "strd %[wa], %[a21], %[cursor]\n"
+      "bne 0b\n"
+      ".subsection 1\n"
+      "4:\n"
+      "vmov.i32 q0, #1\n"
+      "vmvn q1, %q[shift]\n"             // -1 - shift = k - 1
+      "vshl.s32 q0, q0, q1\n"            // half
+      "movs %[a01], #1\n"
+      "vadd.i32 q1, q0, q0\n"
+      "vsub.i32 q1, q1, %[a01]\n"        // mask
+      EMBER_MVE_ROW_TIE("q3", "a00")
+      EMBER_MVE_ROW_TIE("q4", "a00")
+      EMBER_MVE_ROW_TIE("q5", "a00")
+      "b 3b\n"
+      ".subsection 0\n"
+      : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [a20] "=&Te"(a20),
+        [a21] "=&Te"(a21), [wa] "=&l"(wa), [wb] "=&r"(wb), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2),
+        [cursor] "+m"(c.cursor)
+      : [mult] "w"(mult), [shift] "w"(shift), [depth] "m"(c.depth), [w02] "m"(c.w02), [w13] "m"(c.w13),
+        [bias02] "m"(c.bias02), [bias13] "m"(c.bias13), [clamp] "m"(c.clamp), [zp_stride] "m"(c.zp_stride),
+        [step] "m"(c.step)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "lr", "cc", "memory");
+}
+
+#undef EMBER_MVE_ROW_STORE
+#undef EMBER_MVE_ROW_TIE
+#undef EMBER_MVE_ROW_LOW
+#undef EMBER_MVE_BIAS_START
 #undef EMBER_MVE_3X4_OUTPUTS
 #undef EMBER_MVE_3X4_PASS2
 #undef EMBER_MVE_3X4_PASS1
@@ -207,18 +357,54 @@ inline void store_row(const Columns& k, const int32_t* acc, int8_t* out) {
   else vstrbq_p_s32(out, v, k.pred);
 }
 
-// As store_row, for a row already in a vector.
-template <bool kRight>
-inline void store_vector(const Columns& k, int32x4_t acc, int8_t* out) {
-  const int32x4_t a = vaddq_s32(acc, k.bias);
-  const int32x4_t r = kRight ? requantize_mve(a, k.mult, k.shift) : requantize_mve_any(a, k.mult, k.shift);
+// As store_row, for a row already in a vector, with any shifts (requantize_mve_any).
+inline void store_vector_any(const Columns& k, int32x4_t acc, int8_t* out) {
+  const int32x4_t r = requantize_mve_any(vaddq_s32(acc, k.bias), k.mult, k.shift);
   vstrbq_s32(out, vminq_s32(vmaxq_s32(vqaddq_n_s32(r, k.zp), k.act_min), k.act_max));
 }
 
-// Four columns of every row: dot_3x4 blocks (dot_3x4_aligned when depth % 16 == 0, which
-// needs no pointer loads between its passes), then the last rows % 3.
-template <bool kRight, bool kAligned>
-__attribute__((noinline)) void column_group_full(const MatMultS8& m, int32_t col) {
+// The last rows % 3 rows of a four-column group, one row x four columns at a time.
+template <bool kRight>
+inline void last_rows(const MatMultS8& m, const Columns& k, const int8_t* w, int32_t r, const int8_t* l, int8_t* out) {
+  const size_t d = static_cast<size_t>(m.depth);
+  int32_t acc[4];  // no alignas: stack realignment would take r7, which blocks_3x4_right needs
+  for (; r < m.rows; ++r, l += m.lhs_stride, out += m.out_stride) {
+    dot_1x4(l, w, w + d, w + 2 * d, w + 3 * d, m.depth, acc);
+    store_row<kRight, true>(k, acc, out);
+  }
+}
+
+// Four columns whose shifts are all <= -1 (the usual case): blocks_3x4_right, then the last
+// rows % 3.
+__attribute__((noinline)) void column_group_right(const MatMultS8& m, int32_t col) {
+  const Columns k = columns(m, col, 4);
+  const size_t d = static_cast<size_t>(m.depth), ls = static_cast<size_t>(m.lhs_stride);
+  const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
+  const int8_t* l = m.lhs;
+  int8_t* out = m.out + col;
+  const int32_t blocks = m.rows / 3;
+  if (blocks > 0) {
+    BlockConstants c;
+    c.depth = {m.depth, (m.depth + 15) & ~15};
+    c.w02 = {w, w + 2 * d};
+    c.w13 = {w + d, w + 3 * d};
+    c.bias02 = {m.bias[col], m.bias[col + 2]};
+    c.bias13 = {m.bias[col + 1], m.bias[col + 3]};
+    c.clamp = {m.act_min, m.act_max};
+    c.zp_stride = {m.output_zp, m.out_stride};
+    c.step = static_cast<int32_t>(3 * ls) - c.depth.second;
+    c.cursor = {out, blocks};
+    blocks_3x4_right(l, l + ls, l + 2 * ls, c, k.mult, k.shift);
+    l += static_cast<size_t>(3 * blocks) * ls, out = c.cursor.out;
+  }
+  last_rows<true>(m, k, w, 3 * blocks, l, out);
+}
+
+// Four columns with some shift >= 0: dot_3x4 blocks (dot_3x4_aligned when depth % 16 == 0,
+// which needs no pointer loads between its passes) and the general requantization, then the
+// last rows % 3.
+template <bool kAligned>
+__attribute__((noinline)) void column_group_any(const MatMultS8& m, int32_t col) {
   const Columns k = columns(m, col, 4);
   const size_t d = static_cast<size_t>(m.depth);
   const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
@@ -231,15 +417,11 @@ __attribute__((noinline)) void column_group_full(const MatMultS8& m, int32_t col
     int32x4_t v0, v1, v2;
     if (kAligned) dot_3x4_aligned(l, l + ls, l + 2 * ls, w, w + 2 * d, m.depth, &v0, &v1, &v2);
     else dot_3x4(l, l + ls, l + 2 * ls, ws, m.depth, &v0, &v1, &v2);
-    store_vector<kRight>(k, v0, out);
-    store_vector<kRight>(k, v1, out + os);
-    store_vector<kRight>(k, v2, out + 2 * os);
+    store_vector_any(k, v0, out);
+    store_vector_any(k, v1, out + os);
+    store_vector_any(k, v2, out + 2 * os);
   }
-  alignas(16) int32_t acc[4];
-  for (; r < m.rows; ++r, l += ls, out += os) {
-    dot_1x4(l, w, w + d, w + 2 * d, w + 3 * d, m.depth, acc);
-    store_row<kRight, true>(k, acc, out);
-  }
+  last_rows<false>(m, k, w, r, l, out);
 }
 
 // Columns [col, col + count) of every row. The columns' constants stay in registers across
@@ -379,10 +561,10 @@ void mat_mult_s8(const MatMultS8& m) {
     if (shallow) {
       if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
       else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
-    } else if (count == 4 && (m.depth & 15) == 0) {
-      right ? column_group_full<true, true>(m, col) : column_group_full<false, true>(m, col);
+    } else if (count == 4 && right) {
+      column_group_right(m, col);
     } else if (count == 4) {
-      right ? column_group_full<true, false>(m, col) : column_group_full<false, false>(m, col);
+      (m.depth & 15) == 0 ? column_group_any<true>(m, col) : column_group_any<false>(m, col);
     } else {
       right ? column_group<true, false>(m, col, count) : column_group<false, false>(m, col, count);
     }
