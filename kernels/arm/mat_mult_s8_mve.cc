@@ -7,10 +7,13 @@
 // (the "Te" constraint) and GCC 12 neither emits DLSTP loops nor keeps six accumulators and
 // five pointers out of the stack on its own.
 //
-// Two such passes give a 3 x 4 block; its accumulators go through a 48-byte stack tile so
-// that each row's four columns requantize as one vector with the columns' bias, multipliers
-// and shifts and leave with one four-byte store. Column groups of four are the outer loop,
-// so those constants are loaded once per group, not per block (unless the output overlaps
+// Two such passes give a 3 x 4 block, each row's four columns one vector that requantizes
+// with the columns' multipliers and shifts and leaves with one four-byte store. In the usual
+// case (four real columns, every shift <= -1) the whole run of blocks down a column group is
+// one asm statement (blocks_3x4_right): the biases start the sums, and requantization, clamp
+// and stores stay in registers (GCC spilled about 40 instructions per block doing the same in
+// intrinsics). Other groups requantize in intrinsics. Column groups of four are the outer
+// loop, so the constants are loaded once per group, not per block (unless the output overlaps
 // the input: see mat_mult_s8). The last rows % 3 rows take
 // one row x four columns per pass (one VLDRB of the row, four of the weights, four
 // VMLADAVA). A column tail (cols % 4) repeats the last valid weight row in the unused slots
