@@ -25,6 +25,7 @@
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
+#include <stddef.h>
 #include <string.h>
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
@@ -183,9 +184,103 @@ inline int32x4_t rescale(Shifts mode, int32x4_t acc, const int32_t* mult, const 
   return requantize_mve_any(acc, m, s);
 }
 
+// Accumulator q's products with its multipliers (Group.mult + 16 q bytes, in TM): the doubled
+// low words, whose zero lanes may round a tie (requantize_mve), go to VPR.P0 and then FLAG;
+// the accumulator becomes VQDMULH(acc, m).
+#define EMBER_DW_PRODUCT(A, OFF, FLAG)                                                             \
+  "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
+  "vmul.i32 %q[tl], %q[" A "], %q[tm]\n"                                                           \
+  "vshl.i32 %q[tl], %q[tl], #1\n"                                                                  \
+  "vcmp.i32 eq, %q[tl], zr\n"                                                                      \
+  "vmrs %[" FLAG "], p0\n"                                                                         \
+  "vqdmulh.s32 %q[" A "], %q[" A "], %q[tm]\n"
+// Accumulator q's rounding shift (Group.shift + 16 q bytes, OFF) where FLAG marks lanes that
+// may be ties: half = 2^(k-1) and the dropped bits' mask per lane; a lane whose dropped bits
+// are exactly half rounds to even (low bit cleared).
+#define EMBER_DW_TIE(A, OFF, FLAG)                                                                 \
+  "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
+  "vmvn %q[tl], %q[tm]\n"                                                                          \
+  "vmov.i32 %q[tm], #1\n"                                                                          \
+  "vshl.s32 %q[tm], %q[tm], %q[tl]\n"                                                              \
+  "vadd.i32 %q[tl], %q[tm], %q[tm]\n"                                                              \
+  "vsub.i32 %q[tl], %q[tl], %[one]\n"                                                              \
+  "vand %q[tl], %q[" A "], %q[tl]\n"                                                               \
+  "vmsr p0, %[" FLAG "]\n"                                                                         \
+  "vpst\n"                                                                                         \
+  "vcmpt.i32 eq, %q[tl], %q[tm]\n"                                                                 \
+  "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
+  "vrshl.s32 %q[" A "], %q[" A "], %q[tm]\n"                                                       \
+  "vpst\n"                                                                                         \
+  "vbict.i32 %q[" A "], #1\n"
+
+// finish for a full group whose shifts are all <= -1 (Shifts::Right), in assembly: the C form
+// keeps both the sums and the products past the eight Q registers and spills, and tests each
+// vector for ties on its own. Here the four vectors' tie candidates are tested with one branch;
+// the rare pixel with one takes the fix-up in subsection 1.
+__attribute__((always_inline)) inline void finish_right(const Ctx& k, Acc a, int8_t* out) {
+  static_assert(offsetof(Group, mult) == 64 && offsetof(Group, shift) == 128, "Group layout");
+  static_assert(offsetof(Ctx, act_max) == offsetof(Ctx, act_min) + 16, "Ctx layout");
+  int32x4_t tm, tl;
+  int32_t f0, f1, f2, f3, one;
+  __asm__ volatile(
+      EMBER_DW_PRODUCT("a0", "64", "f0")
+      EMBER_DW_PRODUCT("a1", "80", "f1")
+      EMBER_DW_PRODUCT("a2", "96", "f2")
+      EMBER_DW_PRODUCT("a3", "112", "f3")
+      "orr %[one], %[f0], %[f1]\n"
+      "orr %[one], %[one], %[f2]\n"
+      "orr %[one], %[one], %[f3]\n"
+      "lsls %[one], %[one], #16\n"
+      "bne 4f\n"
+      "vldrw.32 %q[tm], [%[g], #128]\n"
+      "vrshl.s32 %q[a0], %q[a0], %q[tm]\n"
+      "vldrw.32 %q[tm], [%[g], #144]\n"
+      "vrshl.s32 %q[a1], %q[a1], %q[tm]\n"
+      "vldrw.32 %q[tm], [%[g], #160]\n"
+      "vrshl.s32 %q[a2], %q[a2], %q[tm]\n"
+      "vldrw.32 %q[tm], [%[g], #176]\n"
+      "vrshl.s32 %q[a3], %q[a3], %q[tm]\n"
+      "3:\n"
+      // + output_zp, then saturating narrows back to channel order (as finish).
+      "vqadd.s32 %q[a0], %q[a0], %[zp]\n"
+      "vqadd.s32 %q[a1], %q[a1], %[zp]\n"
+      "vqadd.s32 %q[a2], %q[a2], %[zp]\n"
+      "vqadd.s32 %q[a3], %q[a3], %[zp]\n"
+      "vqmovnb.s32 %q[a0], %q[a0]\n"
+      "vqmovnt.s32 %q[a0], %q[a1]\n"
+      "vqmovnb.s32 %q[a2], %q[a2]\n"
+      "vqmovnt.s32 %q[a2], %q[a3]\n"
+      "vqmovnb.s16 %q[a0], %q[a0]\n"
+      "vqmovnt.s16 %q[a0], %q[a2]\n"
+      "vldrb.8 %q[tm], [%[act]]\n"
+      "vldrb.8 %q[tl], [%[act], #16]\n"
+      "vmax.s8 %q[a0], %q[a0], %q[tm]\n"
+      "vmin.s8 %q[a0], %q[a0], %q[tl]\n"
+      "vstrb.8 %q[a0], [%[out]]\n"
+      ".subsection 1\n"
+      "4:\n"
+      "movs %[one], #1\n"
+      EMBER_DW_TIE("a0", "128", "f0")
+      EMBER_DW_TIE("a1", "144", "f1")
+      EMBER_DW_TIE("a2", "160", "f2")
+      EMBER_DW_TIE("a3", "176", "f3")
+      "b 3b\n"
+      ".subsection 0\n"
+      : [a0] "+w"(a.a0), [a1] "+w"(a.a1), [a2] "+w"(a.a2), [a3] "+w"(a.a3), [tm] "=&w"(tm), [tl] "=&w"(tl),
+        [f0] "=&r"(f0), [f1] "=&r"(f1), [f2] "=&r"(f2), [f3] "=&r"(f3), [one] "=&r"(one)
+      : [g] "r"(k.g), [zp] "r"(k.d->quant.output_zp), [act] "r"(&k.act_min), [out] "r"(out)
+      : "memory");
+}
+#undef EMBER_DW_TIE
+#undef EMBER_DW_PRODUCT
+
 template <bool kTail>
-inline void finish(const Ctx& k, const Acc& a, int8_t* out) {
+__attribute__((always_inline)) inline void finish(const Ctx& k, const Acc& a, int8_t* out) {
   const Group& g = *k.g;
+  if (!kTail && g.mode == Shifts::Right) {
+    finish_right(k, a, out);
+    return;
+  }
   const int32_t zp = k.d->quant.output_zp;
   const int32x4_t r0 = vqaddq_n_s32(rescale(g.mode, a.a0, g.mult + 0, g.shift + 0), zp);
   const int32x4_t r1 = vqaddq_n_s32(rescale(g.mode, a.a1, g.mult + 4, g.shift + 4), zp);
