@@ -31,6 +31,21 @@ bool whole_pixels_apart(const void* a, const void* b, size_t pixel) {
   return (pa > pb ? pa - pb : pb - pa) % pixel == 0;
 }
 
+// A map one pixel wide with a window down its height (streaming wakeword's 1-D layers) is, byte
+// for byte, a map one pixel high with the window along its width: the filter [1, KH, 1, C] is
+// [1, 1, KH, C]. The bodies take a row of pixels in one pass but pay a row's set-up per row, so
+// the column runs as one row. The pixels keep their order; a bottom-up op (rows last-first)
+// keeps its shape, and so does a single output pixel (nothing to gain).
+void column_as_row(DepthwiseS8& d) {
+  Conv2dShape& s = d.shape;
+  Conv2dGeometry& g = d.geometry;
+  if (s.in_w != 1 || s.out_w != 1 || s.filter_w != 1 || g.pad_left != 0 || s.out_h == 1 || d.rows_bottom_up) return;
+  s.in_w = s.in_h, s.out_w = s.out_h, s.filter_w = s.filter_h;
+  s.in_h = s.out_h = s.filter_h = 1;
+  g.stride_w = g.stride_h, g.pad_left = g.pad_top, g.dilation_w = g.dilation_h;
+  g.stride_h = g.dilation_h = 1, g.pad_top = 0;
+}
+
 }  // namespace
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
@@ -71,6 +86,7 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.rows_bottom_up};
   if (!overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements()) ||
       whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
+    column_as_row(d);
     depthwise_conv2d_s8_body(d);
     return Status::Ok;
   }

@@ -36,12 +36,15 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
     for (;;) {
       const int32_t* k = kKernels[r.range(0, 7)];
       s.filter_h = k[0], s.filter_w = k[1];
+      // One pixel wide with the window down the height (streaming wakeword's 1-D layers).
+      const bool column = r.one_in(8);
+      if (column) s.filter_h = r.range(2, 7), s.filter_w = 1;
       s.batches = r.one_in(6) ? 2 : 1;
       // 8 channels often: the MVE kernel packs two pixels per vector for them.
       s.in_c = r.one_in(8) ? 8 : (r.one_in(3) ? r.range(1, 40) : r.range(1, 12));
       multiplier = r.one_in(8) ? r.range(2, 3) : 1;
       s.out_c = s.in_c * multiplier, s.filter_c = s.out_c;
-      s.in_h = r.range(1, 14), s.in_w = r.range(1, 14);
+      s.in_h = r.range(1, 14), s.in_w = column ? 1 : r.range(1, 14);
       g.stride_h = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
       g.stride_w = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
       g.dilation_h = r.one_in(6) ? 2 : 1, g.dilation_w = r.one_in(6) ? 2 : 1;
