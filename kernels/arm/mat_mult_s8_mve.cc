@@ -378,29 +378,20 @@ inline void last_rows(const MatMultS8& m, const Columns& k, const int8_t* w, int
 }
 
 // Four columns whose shifts are all <= -1 (the usual case): blocks_3x4_right, then the last
-// rows % 3.
-__attribute__((noinline)) void column_group_right(const MatMultS8& m, int32_t col) {
-  const Columns k = columns(m, col, 4);
+// rows % 3. rows >= 3. c holds what every column group shares (mat_mult_s8 fills it once per
+// call: im2col calls come every six rows, so per-call work counts).
+__attribute__((noinline)) void column_group_right(const MatMultS8& m, int32_t col, BlockConstants& c) {
   const size_t d = static_cast<size_t>(m.depth), ls = static_cast<size_t>(m.lhs_stride);
   const int8_t* w = m.rhs + static_cast<size_t>(col) * d;
-  const int8_t* l = m.lhs;
-  int8_t* out = m.out + col;
   const int32_t blocks = m.rows / 3;
-  if (blocks > 0) {
-    BlockConstants c;
-    c.depth = {m.depth, (m.depth + 15) & ~15};
-    c.w02 = {w, w + 2 * d};
-    c.w13 = {w + d, w + 3 * d};
-    c.bias02 = {m.bias[col], m.bias[col + 2]};
-    c.bias13 = {m.bias[col + 1], m.bias[col + 3]};
-    c.clamp = {m.act_min, m.act_max};
-    c.zp_stride = {m.output_zp, m.out_stride};
-    c.step = static_cast<int32_t>(3 * ls) - c.depth.second;
-    c.cursor = {out, blocks};
-    blocks_3x4_right(l, l + ls, l + 2 * ls, c, k.mult, k.shift);
-    l += static_cast<size_t>(3 * blocks) * ls, out = c.cursor.out;
-  }
-  last_rows<true>(m, k, w, 3 * blocks, l, out);
+  c.w02 = {w, w + 2 * d};
+  c.w13 = {w + d, w + 3 * d};
+  c.bias02 = {m.bias[col], m.bias[col + 2]};
+  c.bias13 = {m.bias[col + 1], m.bias[col + 3]};
+  c.cursor = {m.out + col, blocks};
+  blocks_3x4_right(m.lhs, m.lhs + ls, m.lhs + 2 * ls, c, vldrwq_s32(m.multiplier + col), vldrwq_s32(m.shift + col));
+  if (3 * blocks < m.rows)
+    last_rows<true>(m, columns(m, col, 4), w, 3 * blocks, m.lhs + static_cast<size_t>(3 * blocks) * ls, c.cursor.out);
 }
 
 // Four columns with some shift >= 0: dot_3x4 blocks (dot_3x4_aligned when depth % 16 == 0,
@@ -557,15 +548,21 @@ void mat_mult_s8(const MatMultS8& m) {
     return;
   }
   const bool shallow = m.depth <= 16;
+  BlockConstants c;
+  c.depth = {m.depth, (m.depth + 15) & ~15};
+  c.clamp = {m.act_min, m.act_max};
+  c.zp_stride = {m.output_zp, m.out_stride};
+  c.step = 3 * m.lhs_stride - c.depth.second;
   for (int32_t col = 0; col < m.cols; col += 4) {
     const int32_t count = m.cols - col < 4 ? m.cols - col : 4;
-    const Columns k = columns(m, col, count);
-    const bool right = vmaxvq_s32(INT32_MIN, k.shift) < 0;
+    // Every real column's shift <= -1 (the lanes past count read -1).
+    const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(count));
+    const bool right = vmaxvq_s32(INT32_MIN, vpselq_s32(vldrwq_z_s32(m.shift + col, pred), vdupq_n_s32(-1), pred)) < 0;
     if (shallow) {
       if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
       else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
     } else if (count == 4 && right) {
-      column_group_right(m, col);
+      column_group_right(m, col, c);
     } else if (count == 4) {
       (m.depth & 15) == 0 ? column_group_any<true>(m, col) : column_group_any<false>(m, col);
     } else {
