@@ -394,8 +394,9 @@ void group(const Ctx& k) {
     }
 }
 
-// Bytes of the padded strip (stack) that small maps take instead of the border path.
-constexpr int32_t kStripBytes = 384;
+// Bytes of the padded strip (stack) that small maps take instead of the border path: the
+// strip's rows twice (group_strip).
+constexpr int32_t kStripBytes = 768;
 
 // The strip's width and height in pixels: every input column and row one output row's windows
 // touch, padding included.
@@ -404,11 +405,17 @@ inline void strip_size(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* w
   *h = (s.filter_h - 1) * g.dilation_h + 1;
 }
 
-// Small maps (the strip fits kStripBytes; on kws's 25x5 and vww's 6x6 maps about half the
-// pixels touch the padding): per output row, the group's 16 channels of every pixel its
-// windows read are copied into a strip with input_zp where the window leaves the input, and
-// the whole row runs the interior kernel on the strip. A border pixel then costs what an
-// interior one does, for about one vector copy per strip pixel.
+// Whether a map takes group_strip: its strip, stored twice, fits kStripBytes.
+inline bool strip_fits(int32_t sw, int32_t sh) { return 2 * static_cast<int64_t>(sw) * sh * 16 <= kStripBytes; }
+
+// Small maps (on kws's 25x5 and vww's 6x6 maps about half the pixels touch the padding): the
+// group's 16 channels of every pixel an output row's windows read are copied into a strip,
+// with input_zp where the window leaves the input, and the whole row runs the interior kernel
+// on the strip. A border pixel then costs what an interior one does. The strip is a ring of sh
+// rows, input row iy in slot iy mod sh, each stored twice (slots s and s + sh): the sh rows an
+// output row reads are then always consecutive, starting at slot iy0 mod sh, and a row is
+// copied once, when it enters the windows, not once per output row (a third of the copies
+// for 3x3 stride 1). Copies are never later than before, so in-place ops read what they did.
 template <bool kTail>
 void group_strip(const Ctx& k, int8_t* strip) {
   const DepthwiseS8& d = *k.d;
@@ -416,34 +423,44 @@ void group_strip(const Ctx& k, int8_t* strip) {
   const Conv2dGeometry& geo = d.geometry;
   int32_t sw, sh;
   strip_size(s, geo, &sw, &sh);
-  const size_t rs = static_cast<size_t>(sw) * 16;
+  const size_t rs = static_cast<size_t>(sw) * 16, copy = static_cast<size_t>(sh) * rs;
   // Locals: the strip's int8 stores may alias k and d, so GCC would reload them per vector.
   const int8x16_t zp = k.zp;
   const int32_t in_c = s.in_c;
-  for (int32_t nb = 0; nb < s.batches; ++nb)
+  // Columns [0, lo) and [hi, sw) lie in the padding.
+  const int32_t lo = geo.pad_left < sw ? geo.pad_left : sw;
+  const int32_t hi = s.in_w + geo.pad_left < sw ? s.in_w + geo.pad_left : sw;
+  int32_t held[kStripBytes / 32];  // the input row in each slot (sh <= kStripBytes / 32: strip_fits)
+  for (int32_t nb = 0; nb < s.batches; ++nb) {
+    const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb;
+    for (int32_t r = 0; r < sh; ++r) held[r] = INT32_MIN;  // no row
     for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
-      const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
+      const int32_t y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
       const int32_t iy0 = y * geo.stride_h - geo.pad_top;
-      int8_t* dst = strip;
+      const int32_t first = ((iy0 % sh) + sh) % sh;
       for (int32_t r = 0; r < sh; ++r) {
-        const int32_t iy = iy0 + r;
+        const int32_t iy = iy0 + r, slot = first + r < sh ? first + r : first + r - sh;
+        if (held[slot] == iy) continue;
+        held[slot] = iy;
+        int8_t* dst = strip + static_cast<size_t>(slot) * rs;
         if (iy < 0 || iy >= s.in_h) {
-          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp);
+          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
           continue;
         }
-        // Columns [0, lo) and [hi, sw) lie in the padding.
-        const int32_t lo = geo.pad_left < sw ? geo.pad_left : sw;
-        const int32_t hi = s.in_w + geo.pad_left < sw ? s.in_w + geo.pad_left : sw;
         const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0;
         int32_t j = 0;
-        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, zp);
-        for (; j < hi; ++j, dst += 16, src += in_c) vstrbq_s8(dst, load16<kTail>(src, k.pred));
-        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp);
+        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
+        for (; j < hi; ++j, dst += 16, src += in_c) {
+          const int8x16_t v = load16<kTail>(src, k.pred);
+          vstrbq_s8(dst, v), vstrbq_s8(dst + copy, v);
+        }
+        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
       }
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
-      interior<kTail>(k, strip, static_cast<size_t>(geo.stride_w) * 16, out, s.out_w, 16, rs,
-                      static_cast<size_t>(s.out_c));
+      interior<kTail>(k, strip + static_cast<size_t>(first) * rs, static_cast<size_t>(geo.stride_w) * 16, out,
+                      s.out_w, 16, rs, static_cast<size_t>(s.out_c));
     }
+  }
 }
 
 // Eight channels, stride 1 along x, dilation 1 along x: two neighbouring output pixels share
@@ -508,7 +525,7 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   depthwise_interior_x(s, d.geometry, &x0, &x1);
   const bool padded = d.geometry.pad_top > 0 || x0 > 0 || x1 < s.out_w ||
                       (s.out_h - 1) * d.geometry.stride_h - d.geometry.pad_top + sh > s.in_h;
-  const bool use_strip = padded && static_cast<int64_t>(sw) * sh * 16 <= kStripBytes;
+  const bool use_strip = padded && strip_fits(sw, sh);
   alignas(16) int8_t strip[kStripBytes];
   if (s.in_c == 8 && d.geometry.stride_w == 1 && d.geometry.dilation_w == 1 && taps * 16 <= kStripBytes) {
     // The strip buffer holds the duplicated weights instead.
