@@ -101,28 +101,36 @@ inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
 // registers, so x1's even-lane product goes where x1 was (VMULL.S8 may write a source; only
 // .S32 may not) and x1 is loaded again for the odd lanes. GCC 12, given the intrinsics,
 // computes x1's product first and spills it.
-// PST2/PST1 open a VPT block for the next two/one loads, LD is the load (VLDRB or, in a VPT
-// block, VLDRBT: the inactive lanes read nothing and are zeroed).
-#define EMBER_DW_PAIR(PST2, PST1, LD)                   \
-  PST2 LD " %q[t0], [%[x0]]\n\t"                        \
-       LD " %q[t1], [%[w0]]\n\t"                        \
-       "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"            \
-       "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"            \
-  PST2 LD " %q[t0], [%[x1]]\n\t"                        \
-       LD " %q[t1], [%[w1]]\n\t"                        \
-       "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"           \
-       "vadd.i16 %q[e], %q[e], %q[t0]\n\t"              \
-  PST1 LD " %q[t0], [%[x1]]\n\t"                        \
-       "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"           \
-       "vadd.i16 %q[o], %q[o], %q[t0]\n\t"              \
-       "vmovlb.s16 %q[t0], %q[e]\n\t"                   \
-       "vmovlt.s16 %q[t1], %q[e]\n\t"                   \
-       "vadd.i32 %q[a0], %q[a0], %q[t0]\n\t"            \
-       "vadd.i32 %q[a1], %q[a1], %q[t1]\n\t"            \
-       "vmovlb.s16 %q[t0], %q[o]\n\t"                   \
-       "vmovlt.s16 %q[t1], %q[o]\n\t"                   \
-       "vadd.i32 %q[a2], %q[a2], %q[t0]\n\t"            \
-       "vadd.i32 %q[a3], %q[a3], %q[t1]"
+// X0, W0, X1, W1 are the four vectors' address operands ("[%[x0]]", "[%[w], #16]", ...).
+#define EMBER_DW_PAIR(X0, W0, X1, W1)                   \
+  "vldrb.8 %q[t0], " X0 "\n\t"                         \
+  "vldrb.8 %q[t1], " W0 "\n\t"                         \
+  "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"                \
+  "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"                \
+  "vldrb.8 %q[t0], " X1 "\n\t"                         \
+  "vldrb.8 %q[t1], " W1 "\n\t"                         \
+  "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"               \
+  "vadd.i16 %q[e], %q[e], %q[t0]\n\t"                  \
+  "vldrb.8 %q[t0], " X1 "\n\t"                         \
+  "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"               \
+  "vadd.i16 %q[o], %q[o], %q[t0]\n\t"                  \
+  EMBER_DW_WIDEN
+// One tap alone: its int16 products widened into the sums.
+#define EMBER_DW_SINGLE(X, W)                           \
+  "vldrb.8 %q[t0], " X "\n\t"                          \
+  "vldrb.8 %q[t1], " W "\n\t"                          \
+  "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"                \
+  "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"                \
+  EMBER_DW_WIDEN
+#define EMBER_DW_WIDEN                                  \
+  "vmovlb.s16 %q[t0], %q[e]\n\t"                       \
+  "vmovlt.s16 %q[t1], %q[e]\n\t"                       \
+  "vadd.i32 %q[a0], %q[a0], %q[t0]\n\t"                \
+  "vadd.i32 %q[a1], %q[a1], %q[t1]\n\t"                \
+  "vmovlb.s16 %q[t0], %q[o]\n\t"                       \
+  "vmovlt.s16 %q[t1], %q[o]\n\t"                       \
+  "vadd.i32 %q[a2], %q[a2], %q[t0]\n\t"                \
+  "vadd.i32 %q[a3], %q[a3], %q[t1]\n\t"
 #define EMBER_DW_PAIR_OUT                                                                                  \
   [a0] "+w"(a.a0), [a1] "+w"(a.a1), [a2] "+w"(a.a2), [a3] "+w"(a.a3), [e] "=&w"(e), [o] "=&w"(o), \
       [t0] "=&w"(t0), [t1] "=&w"(t1)
@@ -137,12 +145,34 @@ inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x
   }
   int16x8_t e, o;
   int8x16_t t0, t1;
-  __asm__ volatile(EMBER_DW_PAIR("", "", "vldrb.8")
+  __asm__ volatile(EMBER_DW_PAIR("[%[x0]]", "[%[w0]]", "[%[x1]]", "[%[w1]]")
                    : EMBER_DW_PAIR_OUT
                    : [x0] "r"(x0), [w0] "r"(w0), [x1] "r"(x1), [w1] "r"(w1)
                    : "memory");
 }
+
+// A full group's 3x3 window, dilation 1, from 16-byte pixels (the strip) with the weights in a
+// table 16 bytes apart: every load is at an immediate offset from one of three row pointers
+// or the table, so the window costs no address arithmetic (about 25 instructions per pixel
+// when the strides were run-time values). Four pairs and one tap, as interior's 3x3. The
+// table is addressed from its middle: VLDRB offsets reach +-127.
+__attribute__((always_inline)) inline void taps_3x3_packed(Acc& a, const int8_t* x0, size_t rs, const int8_t* w) {
+  const int8_t* x1 = x0 + rs;
+  const int8_t* x2 = x1 + rs;
+  int16x8_t e, o;
+  int8x16_t t0, t1;
+  __asm__ volatile(EMBER_DW_PAIR("[%[x0]]", "[%[w], #-64]", "[%[x0], #16]", "[%[w], #-48]")
+                   EMBER_DW_PAIR("[%[x0], #32]", "[%[w], #-32]", "[%[x1]]", "[%[w], #-16]")
+                   EMBER_DW_PAIR("[%[x1], #16]", "[%[w]]", "[%[x1], #32]", "[%[w], #16]")
+                   EMBER_DW_PAIR("[%[x2]]", "[%[w], #32]", "[%[x2], #16]", "[%[w], #48]")
+                   EMBER_DW_SINGLE("[%[x2], #32]", "[%[w], #64]")
+                   : EMBER_DW_PAIR_OUT
+                   : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
+                   : "memory");
+}
 #undef EMBER_DW_PAIR_OUT
+#undef EMBER_DW_WIDEN
+#undef EMBER_DW_SINGLE
 #undef EMBER_DW_PAIR
 
 // A window's taps paired in the order they come (across row ends too): `held` is a tap waiting
@@ -298,6 +328,17 @@ inline Acc start(const Group& g) {
   return Acc{vldrwq_s32(g.bias), vldrwq_s32(g.bias + 4), vldrwq_s32(g.bias + 8), vldrwq_s32(g.bias + 12)};
 }
 
+// interior for a full group's 3x3 window (dilation 1) with shifts <= -1 on the strip, the
+// weights in group_strip's table: taps_3x3_packed and finish_right, nothing else per pixel.
+__attribute__((noinline)) void interior_3x3_packed(const Ctx& k, const int8_t* x, size_t step, int8_t* out,
+                                                   int32_t count, size_t rs, size_t out_step) {
+  for (int32_t i = 0; i < count; ++i, x += step, out += out_step) {
+    Acc a = start(*k.g);
+    taps_3x3_packed(a, x, rs, k.w);
+    finish_right(k, a, out);
+  }
+}
+
 // A run of `count` pixels whose taps are all inside the input; x points at the first
 // window's first tap, channel c0, and advances by `step` bytes per pixel. Not inlined: one
 // copy per tail flag keeps the code small.
@@ -417,10 +458,20 @@ inline bool strip_fits(int32_t sw, int32_t sh) { return 2 * static_cast<int64_t>
 // copied once, when it enters the windows, not once per output row (a third of the copies
 // for 3x3 stride 1). Copies are never later than before, so in-place ops read what they did.
 template <bool kTail>
-void group_strip(const Ctx& k, int8_t* strip) {
-  const DepthwiseS8& d = *k.d;
+void group_strip(const Ctx& group, int8_t* strip) {
+  const DepthwiseS8& d = *group.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
+  // A full group's 3x3 weights (dilation 1) copied 16 bytes apart, for interior_3x3_packed:
+  // every tap at an immediate offset.
+  Ctx k = group;
+  int8_t table[9 * 16];
+  const bool packed = !kTail && s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && geo.dilation_w == 1 &&
+                      group.g->mode == Shifts::Right;
+  if (packed) {
+    for (int32_t t = 0; t < 9; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(group.w + t * group.ws));
+    k.w = table, k.ws = 16;
+  }
   int32_t sw, sh;
   strip_size(s, geo, &sw, &sh);
   const size_t rs = static_cast<size_t>(sw) * 16, copy = static_cast<size_t>(sh) * rs;
@@ -457,8 +508,10 @@ void group_strip(const Ctx& k, int8_t* strip) {
         for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
       }
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
-      interior<kTail>(k, strip + static_cast<size_t>(first) * rs, static_cast<size_t>(geo.stride_w) * 16, out,
-                      s.out_w, 16, rs, static_cast<size_t>(s.out_c));
+      const int8_t* x = strip + static_cast<size_t>(first) * rs;
+      const size_t step = static_cast<size_t>(geo.stride_w) * 16, out_step = static_cast<size_t>(s.out_c);
+      if (packed) interior_3x3_packed(k, x, step, out, s.out_w, rs, out_step);
+      else interior<kTail>(k, x, step, out, s.out_w, 16, rs, out_step);
     }
   }
 }
