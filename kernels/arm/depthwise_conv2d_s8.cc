@@ -84,8 +84,8 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.out(0).as<int8_t>(),
                 is_absent(c.in(2)) ? nullptr : c.in(2).as<const int32_t>(),
                 c.rows_bottom_up};
-  if (!overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements()) ||
-      whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
+  d.disjoint = !overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements());
+  if (d.disjoint || whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
     column_as_row(d);
     depthwise_conv2d_s8_body(d);
     return Status::Ok;

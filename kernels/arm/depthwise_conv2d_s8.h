@@ -33,6 +33,7 @@ struct DepthwiseS8 {
   int8_t* output;
   const int32_t* raw_bias;  // the op's own bias (null: none), for windows that cross the padding
   bool rows_bottom_up = false;  // output rows last-first (each row's pixels still in order)
+  bool disjoint = false;        // input and output share no byte: any order of the pixels is safe
 };
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One

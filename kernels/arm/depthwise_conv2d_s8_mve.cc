@@ -330,11 +330,11 @@ inline Acc start(const Group& g) {
 
 // interior for a full group's 3x3 window (dilation 1) with shifts <= -1 on the strip, the
 // weights in group_strip's table: taps_3x3_packed and finish_right, nothing else per pixel.
-__attribute__((noinline)) void interior_3x3_packed(const Ctx& k, const int8_t* x, size_t step, int8_t* out,
-                                                   int32_t count, size_t rs, size_t out_step) {
+__attribute__((noinline)) void interior_3x3_packed(const Ctx& k, const int8_t* table, const int8_t* x, size_t step,
+                                                   int8_t* out, int32_t count, size_t rs, size_t out_step) {
   for (int32_t i = 0; i < count; ++i, x += step, out += out_step) {
     Acc a = start(*k.g);
-    taps_3x3_packed(a, x, rs, k.w);
+    taps_3x3_packed(a, x, rs, table);
     finish_right(k, a, out);
   }
 }
@@ -446,41 +446,50 @@ inline void strip_size(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* w
   *h = (s.filter_h - 1) * g.dilation_h + 1;
 }
 
-// Whether a map takes group_strip: its strip, stored twice, fits kStripBytes.
+// Whether a strip sw pixels wide and sh high, stored twice, fits kStripBytes.
 inline bool strip_fits(int32_t sw, int32_t sh) { return 2 * static_cast<int64_t>(sw) * sh * 16 <= kStripBytes; }
 
-// Small maps (on kws's 25x5 and vww's 6x6 maps about half the pixels touch the padding): the
-// group's 16 channels of every pixel an output row's windows read are copied into a strip,
-// with input_zp where the window leaves the input, and the whole row runs the interior kernel
-// on the strip. A border pixel then costs what an interior one does. The strip is a ring of sh
-// rows, input row iy in slot iy mod sh, each stored twice (slots s and s + sh): the sh rows an
-// output row reads are then always consecutive, starting at slot iy0 mod sh, and a row is
-// copied once, when it enters the windows, not once per output row (a third of the copies
-// for 3x3 stride 1). Copies are never later than before, so in-place ops read what they did.
+// The most output columns whose strip fits (strip_size for a band of them), 0 if not one.
+inline int32_t band_width(const Conv2dShape& s, const Conv2dGeometry& g, int32_t sh) {
+  const int32_t widest = kStripBytes / (2 * 16 * sh), extent = (s.filter_w - 1) * g.dilation_w + 1;
+  return widest < extent ? 0 : (widest - extent) / g.stride_w + 1;
+}
+
+// Output columns [bx0, bx1) of every row through a strip: the group's 16 channels of every
+// pixel the band's windows read are copied into it, with input_zp where a window leaves the
+// input, and each row of the band runs the interior kernel on the strip. A border pixel then
+// costs what an interior one does. Small padded maps (kws's 25x5, vww's 6x6: about half their
+// pixels touch the padding) take whole rows as one band; larger maps whose input and output
+// are disjoint take bands as wide as the strip allows, for interior_3x3_packed (a band visits
+// every row before the next band starts, which an op in place could not allow).
+// The strip is a ring of sh rows, input row iy in slot iy mod sh, each stored twice (slots s
+// and s + sh): the sh rows an output row reads are then always consecutive, starting at slot
+// iy0 mod sh, and a row is copied once, when it enters the windows, not once per output row
+// (a third of the copies for 3x3 stride 1). Copies are never later than without the ring, so
+// in-place ops read what they did.
 template <bool kTail>
-void group_strip(const Ctx& group, int8_t* strip) {
-  const DepthwiseS8& d = *group.d;
+__attribute__((noinline)) void group_strip(const Ctx& k, int8_t* strip, int32_t bx0, int32_t bx1) {
+  const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
   // A full group's 3x3 weights (dilation 1) copied 16 bytes apart, for interior_3x3_packed:
   // every tap at an immediate offset.
-  Ctx k = group;
   int8_t table[9 * 16];
   const bool packed = !kTail && s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && geo.dilation_w == 1 &&
-                      group.g->mode == Shifts::Right;
-  if (packed) {
-    for (int32_t t = 0; t < 9; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(group.w + t * group.ws));
-    k.w = table, k.ws = 16;
-  }
-  int32_t sw, sh;
-  strip_size(s, geo, &sw, &sh);
+                      k.g->mode == Shifts::Right;
+  if (packed)
+    for (int32_t t = 0; t < 9; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(k.w + t * k.ws));
+  const int32_t bw = bx1 - bx0;
+  const int32_t sw = (bw - 1) * geo.stride_w + (s.filter_w - 1) * geo.dilation_w + 1;
+  const int32_t sh = (s.filter_h - 1) * geo.dilation_h + 1;
   const size_t rs = static_cast<size_t>(sw) * 16, copy = static_cast<size_t>(sh) * rs;
   // Locals: the strip's int8 stores may alias k and d, so GCC would reload them per vector.
   const int8x16_t zp = k.zp;
   const int32_t in_c = s.in_c;
-  // Columns [0, lo) and [hi, sw) lie in the padding.
-  const int32_t lo = geo.pad_left < sw ? geo.pad_left : sw;
-  const int32_t hi = s.in_w + geo.pad_left < sw ? s.in_w + geo.pad_left : sw;
+  // Strip column j is input column ix0 + j; columns [0, lo) and [hi, sw) lie in the padding.
+  const int32_t ix0 = bx0 * geo.stride_w - geo.pad_left;
+  const int32_t lo = ix0 >= 0 ? 0 : (-ix0 < sw ? -ix0 : sw);
+  const int32_t hi = s.in_w - ix0 < lo ? lo : (s.in_w - ix0 < sw ? s.in_w - ix0 : sw);
   int32_t held[kStripBytes / 32];  // the input row in each slot (sh <= kStripBytes / 32: strip_fits)
   for (int32_t nb = 0; nb < s.batches; ++nb) {
     const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb;
@@ -498,7 +507,8 @@ void group_strip(const Ctx& group, int8_t* strip) {
           for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
           continue;
         }
-        const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0;
+        const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0 +
+                            static_cast<ptrdiff_t>(ix0 + lo) * in_c;
         int32_t j = 0;
         for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
         for (; j < hi; ++j, dst += 16, src += in_c) {
@@ -507,11 +517,11 @@ void group_strip(const Ctx& group, int8_t* strip) {
         }
         for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
       }
-      int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
+      int8_t* out = d.output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w + bx0) * s.out_c + k.c0;
       const int8_t* x = strip + static_cast<size_t>(first) * rs;
       const size_t step = static_cast<size_t>(geo.stride_w) * 16, out_step = static_cast<size_t>(s.out_c);
-      if (packed) interior_3x3_packed(k, x, step, out, s.out_w, rs, out_step);
-      else interior<kTail>(k, x, step, out, s.out_w, 16, rs, out_step);
+      if (packed) interior_3x3_packed(k, table, x, step, out, bw, rs, out_step);
+      else interior<kTail>(k, x, step, out, bw, 16, rs, out_step);
     }
   }
 }
@@ -551,6 +561,24 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
     }
 }
 
+// An 8-channel op (group_packed), the strip buffer holding the duplicated weights. Its own
+// frame: its two groups' constants are not on the stack while the other paths run.
+__attribute__((noinline)) void eight_channels(const Ctx& k1, int8_t* strip) {
+  const DepthwiseS8& d = *k1.d;
+  const int32_t taps = d.shape.filter_h * d.shape.filter_w;
+  for (int32_t t = 0; t < taps; ++t) {
+    memcpy(strip + 16 * t, d.filter + 8 * t, 8);
+    memcpy(strip + 16 * t + 8, d.filter + 8 * t, 8);
+  }
+  Group g, gp;
+  prepare(d, 0, 8, &gp, true);
+  prepare(d, 0, 8, &g);
+  Ctx kp = k1, k = k1;
+  kp.g = &gp, kp.w = strip, kp.ws = 16;
+  k.g = &g, k.pred = vctp8q(8);
+  group_packed(kp, k);
+}
+
 }  // namespace
 
 int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
@@ -579,20 +607,16 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const bool padded = d.geometry.pad_top > 0 || x0 > 0 || x1 < s.out_w ||
                       (s.out_h - 1) * d.geometry.stride_h - d.geometry.pad_top + sh > s.in_h;
   const bool use_strip = padded && strip_fits(sw, sh);
+  // Larger maps in bands (group_strip): a 3x3 window of stride and dilation 1
+  // (interior_3x3_packed), input and output disjoint. (With stride 2 a band of 8 strip columns
+  // holds 3 outputs, and the copies cost more than the packed window saves: vww's blocks.1.dw
+  // 16% slower.)
+  const int32_t band = band_width(s, d.geometry, sh);
+  const bool banded = d.disjoint && band > 0 && s.filter_h == 3 && s.filter_w == 3 && d.geometry.stride_w == 1 &&
+                      d.geometry.dilation_h == 1 && d.geometry.dilation_w == 1;
   alignas(16) int8_t strip[kStripBytes];
   if (s.in_c == 8 && d.geometry.stride_w == 1 && d.geometry.dilation_w == 1 && taps * 16 <= kStripBytes) {
-    // The strip buffer holds the duplicated weights instead.
-    for (int32_t t = 0; t < taps; ++t) {
-      memcpy(strip + 16 * t, d.filter + 8 * t, 8);
-      memcpy(strip + 16 * t + 8, d.filter + 8 * t, 8);
-    }
-    Group gp;
-    prepare(d, 0, 8, &gp, true);
-    prepare(d, 0, 8, &g);
-    Ctx kp = k;
-    kp.g = &gp, kp.w = strip, kp.ws = 16;
-    k.pred = vctp8q(8);
-    group_packed(kp, k);
+    eight_channels(k, strip);
     return;
   }
   for (int32_t c0 = 0; c0 < s.in_c; c0 += 16) {
@@ -600,8 +624,13 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
     prepare(d, c0, count, &g);
     k.c0 = c0, k.w = d.filter + c0;
     k.pred = count == 16 ? 0xFFFF : vctp8q(static_cast<uint32_t>(count));
-    if (use_strip) count == 16 ? group_strip<false>(k, strip) : group_strip<true>(k, strip);
-    else count == 16 ? group<false>(k) : group<true>(k);
+    if (use_strip) {
+      count == 16 ? group_strip<false>(k, strip, 0, s.out_w) : group_strip<true>(k, strip, 0, s.out_w);
+    } else if (count == 16 && banded && g.mode == Shifts::Right) {
+      for (int32_t bx = 0; bx < s.out_w; bx += band) group_strip<false>(k, strip, bx, bx + band < s.out_w ? bx + band : s.out_w);
+    } else {
+      count == 16 ? group<false>(k) : group<true>(k);
+    }
   }
 }
 
