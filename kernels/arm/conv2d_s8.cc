@@ -107,6 +107,15 @@ __attribute__((noinline)) void gather_row_edge(const Conv2dShape& s, const Conv2
 void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int8_t* input,
             int32_t n, int32_t y, int32_t x, int8_t* row) {
   const int32_t c = s.in_c;
+  const int32_t iy0 = y * g.stride_h - g.pad_top, ix0 = x * g.stride_w - g.pad_left;
+  if (g.dilation_w == 1 && iy0 >= 0 && iy0 + (s.filter_h - 1) * g.dilation_h < s.in_h && ix0 >= 0 &&
+      ix0 + s.filter_w <= s.in_w) {  // inside the input: one run per window row, no checks
+    const size_t run = static_cast<size_t>(s.filter_w) * c, step = static_cast<size_t>(g.dilation_h) * s.in_w * c;
+    const int8_t* src = input + ((static_cast<size_t>(n) * s.in_h + iy0) * s.in_w + ix0) * c;
+    for (int32_t ky = 0; ky < s.filter_h; ++ky, row += run, src += step)
+      im2col_copy_s8(row, src, static_cast<int32_t>(run));
+    return;
+  }
   for (int32_t ky = 0; ky < s.filter_h; ++ky) {
     const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
     int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
@@ -124,14 +133,22 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
 }
 
 // Pixels [begin, end) in row-major order, gathered and multiplied a block at a time.
-void im2col_run(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geometry, int8_t pad,
                 const int8_t* input, int8_t* scratch, int8_t* output, int32_t begin, int32_t end) {
+  // Copies: the gathers' stores (on MVE an asm with a memory clobber) would make GCC reload every
+  // field of the referenced structs for each window row.
+  const Conv2dShape s = shape;
+  const Conv2dGeometry g = geometry;
   const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
   m.lhs = scratch, m.lhs_stride = m.depth;
   int32_t filled = 0, first = begin;
+  int32_t x = begin % s.out_w, y = (begin / s.out_w) % s.out_h, n = begin / (s.out_w * s.out_h);
   for (int32_t p = begin; p < end; ++p) {
-    const int32_t x = p % s.out_w, y = (p / s.out_w) % s.out_h, n = p / (s.out_w * s.out_h);
     gather(s, g, pad, input, n, y, x, scratch + static_cast<size_t>(filled) * m.depth);
+    if (++x == s.out_w) {
+      x = 0;
+      if (++y == s.out_h) y = 0, ++n;
+    }
     if (++filled == block || p == end - 1) {
       m.rows = filled;
       m.out = output + static_cast<size_t>(first) * s.out_c;
