@@ -446,6 +446,110 @@ __attribute__((noinline)) void column_group(const MatMultS8& m, int32_t col, int
   }
 }
 
+// The constants shallow_right's assembly loads, at fixed offsets.
+struct ShallowConstants {
+  int32_t mult[4], shift[4], bias[4], act_min[4], act_max[4];
+};
+static_assert(sizeof(ShallowConstants) == 80, "ShallowConstants layout");
+
+// shallow_right's loop. LD loads a row or a weight row (VLDRB.8: 16 int8 lanes; VLDRB.S16: 8
+// bytes as int16 lanes), DOT is the matching VMLADAV, W1..W3 the weight rows' offsets. q4..q7
+// hold the four columns' weights (q7 is reloaded after each row, which frees it as the
+// temporary), q1..q3 the multipliers, shifts and biases, q0 the row and then its outputs.
+#define EMBER_MVE_SHALLOW(LD, DOT, W1, W2, W3)                                      \
+  "vldrw.32 q1, [%[c]]\n"                                                           \
+  "vldrw.32 q2, [%[c], #16]\n"                                                      \
+  "vldrw.32 q3, [%[c], #32]\n"                                                      \
+  LD " q4, [%[w]]\n"                                                                \
+  LD " q5, [%[w], #" W1 "]\n"                                                       \
+  LD " q6, [%[w], #" W2 "]\n"                                                       \
+  LD " q7, [%[w], #" W3 "]\n"                                                       \
+  "dls lr, %[rows]\n"                                                               \
+  "1:\n"                                                                            \
+  LD " q0, [%[p]]\n"                                                                \
+  "add %[p], %[p], %[ls]\n"                                                         \
+  DOT " %[a0], q0, q4\n"                                                            \
+  DOT " %[a1], q0, q5\n"                                                            \
+  DOT " %[a2], q0, q6\n"                                                            \
+  DOT " %[a3], q0, q7\n"                                                            \
+  "vmov q0[2], q0[0], %[a0], %[a2]\n"                                               \
+  "vmov q0[3], q0[1], %[a1], %[a3]\n"                                               \
+  "vadd.i32 q0, q0, q3\n"                                                           \
+  /* requantize_mve: lanes whose doubled low product is 0 may be ties */            \
+  "vmul.i32 q7, q0, q1\n"                                                           \
+  "vshl.i32 q7, q7, #1\n"                                                           \
+  "vcmp.i32 eq, q7, zr\n"                                                           \
+  "vmrs %[f], p0\n"                                                                 \
+  "lsls %[a0], %[f], #16\n" /* f itself is the fix-up's predicate */                \
+  "bne 4f\n"                                                                        \
+  "vqdmulh.s32 q0, q0, q1\n"                                                        \
+  "vrshl.s32 q0, q0, q2\n"                                                          \
+  "3:\n"                                                                            \
+  "vqadd.s32 q0, q0, %[zp]\n"                                                       \
+  "vldrw.32 q7, [%[c], #48]\n"                                                      \
+  "vmax.s32 q0, q0, q7\n"                                                           \
+  "vldrw.32 q7, [%[c], #64]\n"                                                      \
+  "vmin.s32 q0, q0, q7\n"                                                           \
+  "vstrb.32 q0, [%[out]]\n"                                                         \
+  "add %[out], %[out], %[os]\n"                                                     \
+  LD " q7, [%[w], #" W3 "]\n"                                                       \
+  "le lr, 1b\n"                                                                     \
+  ".subsection 1\n"                                                                 \
+  /* the fix-up: half = 2^(k-1) in q7, mask in q6 (reloaded after), P0 the ties */  \
+  "4:\n"                                                                            \
+  "vmsr p0, %[f]\n"                                                                 \
+  "vmov.i32 q7, #1\n"                                                               \
+  "vmvn q6, q2\n"                                                                   \
+  "vshl.s32 q7, q7, q6\n"                                                           \
+  "vadd.i32 q6, q7, q7\n"                                                           \
+  "movs %[f], #1\n"                                                                 \
+  "vsub.i32 q6, q6, %[f]\n"                                                         \
+  "vqdmulh.s32 q0, q0, q1\n"                                                        \
+  "vand q6, q0, q6\n"                                                               \
+  "vpst\n"                                                                          \
+  "vcmpt.i32 eq, q6, q7\n"                                                          \
+  "vrshl.s32 q0, q0, q2\n"                                                          \
+  "vpst\n"                                                                          \
+  "vbict.i32 q0, #1\n"                                                              \
+  LD " q6, [%[w], #" W2 "]\n"                                                       \
+  "b 3b\n"                                                                          \
+  ".subsection 0\n"
+
+// Four real columns with shifts <= -1 at depth 8 or 16 (vww's first pointwise layers, ic's
+// first shortcut), in assembly: per row one load, four VMLADAV, two VMOV into lanes, the bias,
+// requantize_mve with its tie test, clamp and store, about 26 instructions against about 42
+// for the intrinsics, which spill (four weight rows, five constant vectors and the row exceed
+// the eight Q registers: here the clamp bounds are loaded per row and the last weight row is
+// reloaded). The tie fix-up runs in subsection 1. Depth 8 loads bytes as int16 lanes
+// (VLDRB.S16), so neither depth needs a predicate.
+template <int32_t kDepth>
+__attribute__((noinline)) void shallow_right(const MatMultS8& m, int32_t col) {
+  ShallowConstants c;
+  for (int32_t j = 0; j < 4; ++j) {
+    c.mult[j] = m.multiplier[col + j], c.shift[j] = m.shift[col + j], c.bias[j] = m.bias[col + j];
+    c.act_min[j] = m.act_min, c.act_max[j] = m.act_max;
+  }
+  const int8_t* p = m.lhs;
+  int8_t* out = m.out + col;
+  int32_t a0, a1, a2, a3, f;
+  if constexpr (kDepth == 16) {
+    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.8", "vmladav.s8", "16", "32", "48")
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [f] "=&r"(f), [p] "+r"(p),
+                       [out] "+l"(out)
+                     : [c] "r"(&c), [w] "r"(m.rhs + static_cast<size_t>(col) * kDepth), [ls] "r"(m.lhs_stride),
+                       [os] "r"(m.out_stride), [zp] "r"(m.output_zp), [rows] "r"(m.rows)
+                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
+  } else {
+    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.s16", "vmladav.s16", "8", "16", "24")
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [f] "=&r"(f), [p] "+r"(p),
+                       [out] "+l"(out)
+                     : [c] "r"(&c), [w] "r"(m.rhs + static_cast<size_t>(col) * kDepth), [ls] "r"(m.lhs_stride),
+                       [os] "r"(m.out_stride), [zp] "r"(m.output_zp), [rows] "r"(m.rows)
+                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
+  }
+}
+#undef EMBER_MVE_SHALLOW
+
 // Depth <= 16: each row is one zero-predicated vector and the four columns' weights stay in
 // registers across the rows, so a row costs one load and four VMLADAV; no loop, no tile.
 template <bool kRight, bool kFull>
@@ -559,7 +663,9 @@ void mat_mult_s8(const MatMultS8& m) {
     const mve_pred16_t pred = vctp32q(static_cast<uint32_t>(count));
     const bool right = vmaxvq_s32(INT32_MIN, vpselq_s32(vldrwq_z_s32(m.shift + col, pred), vdupq_n_s32(-1), pred)) < 0;
     if (shallow) {
-      if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
+      if (count == 4 && right && m.depth == 16) shallow_right<16>(m, col);
+      else if (count == 4 && right && m.depth == 8) shallow_right<8>(m, col);
+      else if (count == 4) right ? shallow_group<true, true>(m, col, count) : shallow_group<false, true>(m, col, count);
       else right ? shallow_group<true, false>(m, col, count) : shallow_group<false, false>(m, col, count);
     } else if (count == 4 && right) {
       column_group_right(m, col, c);
