@@ -151,25 +151,38 @@ inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x
                    : "memory");
 }
 
-// A full group's 3x3 window, dilation 1, from 16-byte pixels (the strip) with the weights in a
-// table 16 bytes apart: every load is at an immediate offset from one of three row pointers
-// or the table, so the window costs no address arithmetic (about 25 instructions per pixel
-// when the strides were run-time values). Four pairs and one tap, as interior's 3x3. The
-// table is addressed from its middle: VLDRB offsets reach +-127.
+// A full group's 3x3 window, dilation 1, from kPixel-byte pixels (16: the strip; 8: two 8-channel
+// pixels per vector, group_packed) with the weights in a table 16 bytes apart: every load is at
+// an immediate offset from one of three row pointers or the table, so the window costs no
+// address arithmetic (about 25 instructions per pixel when the strides were run-time values).
+// Four pairs and one tap, as interior's 3x3. The table is addressed from its middle: VLDRB
+// offsets reach +-127.
+#define EMBER_DW_3X3(X1, X2)                                                                  \
+  EMBER_DW_PAIR("[%[x0]]", "[%[w], #-64]", "[%[x0], #" X1 "]", "[%[w], #-48]")                \
+  EMBER_DW_PAIR("[%[x0], #" X2 "]", "[%[w], #-32]", "[%[x1]]", "[%[w], #-16]")                \
+  EMBER_DW_PAIR("[%[x1], #" X1 "]", "[%[w]]", "[%[x1], #" X2 "]", "[%[w], #16]")              \
+  EMBER_DW_PAIR("[%[x2]]", "[%[w], #32]", "[%[x2], #" X1 "]", "[%[w], #48]")                  \
+  EMBER_DW_SINGLE("[%[x2], #" X2 "]", "[%[w], #64]")
+template <int kPixel>
 __attribute__((always_inline)) inline void taps_3x3_packed(Acc& a, const int8_t* x0, size_t rs, const int8_t* w) {
+  static_assert(kPixel == 16 || kPixel == 8, "strip or packed pixels");
   const int8_t* x1 = x0 + rs;
   const int8_t* x2 = x1 + rs;
   int16x8_t e, o;
   int8x16_t t0, t1;
-  __asm__ volatile(EMBER_DW_PAIR("[%[x0]]", "[%[w], #-64]", "[%[x0], #16]", "[%[w], #-48]")
-                   EMBER_DW_PAIR("[%[x0], #32]", "[%[w], #-32]", "[%[x1]]", "[%[w], #-16]")
-                   EMBER_DW_PAIR("[%[x1], #16]", "[%[w]]", "[%[x1], #32]", "[%[w], #16]")
-                   EMBER_DW_PAIR("[%[x2]]", "[%[w], #32]", "[%[x2], #16]", "[%[w], #48]")
-                   EMBER_DW_SINGLE("[%[x2], #32]", "[%[w], #64]")
-                   : EMBER_DW_PAIR_OUT
-                   : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
-                   : "memory");
+  if constexpr (kPixel == 16) {
+    __asm__ volatile(EMBER_DW_3X3("16", "32")
+                     : EMBER_DW_PAIR_OUT
+                     : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
+                     : "memory");
+  } else {
+    __asm__ volatile(EMBER_DW_3X3("8", "16")
+                     : EMBER_DW_PAIR_OUT
+                     : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
+                     : "memory");
+  }
 }
+#undef EMBER_DW_3X3
 #undef EMBER_DW_PAIR_OUT
 #undef EMBER_DW_WIDEN
 #undef EMBER_DW_SINGLE
@@ -328,13 +341,15 @@ inline Acc start(const Group& g) {
   return Acc{vldrwq_s32(g.bias), vldrwq_s32(g.bias + 4), vldrwq_s32(g.bias + 8), vldrwq_s32(g.bias + 12)};
 }
 
-// interior for a full group's 3x3 window (dilation 1) with shifts <= -1 on the strip, the
-// weights in group_strip's table: taps_3x3_packed and finish_right, nothing else per pixel.
+// interior for a full group's 3x3 window (dilation 1) with shifts <= -1, the weights in a
+// 16-byte-stride table (group_strip's, group_packed's): taps_3x3_packed and finish_right,
+// nothing else per pixel.
+template <int kPixel>
 __attribute__((noinline)) void interior_3x3_packed(const Ctx& k, const int8_t* table, const int8_t* x, size_t step,
                                                    int8_t* out, int32_t count, size_t rs, size_t out_step) {
   for (int32_t i = 0; i < count; ++i, x += step, out += out_step) {
     Acc a = start(*k.g);
-    taps_3x3_packed(a, x, rs, table);
+    taps_3x3_packed<kPixel>(a, x, rs, table);
     finish_right(k, a, out);
   }
 }
@@ -520,7 +535,7 @@ __attribute__((noinline)) void group_strip(const Ctx& k, int8_t* strip, int32_t 
       int8_t* out = d.output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w + bx0) * s.out_c + k.c0;
       const int8_t* x = strip + static_cast<size_t>(first) * rs;
       const size_t step = static_cast<size_t>(geo.stride_w) * 16, out_step = static_cast<size_t>(s.out_c);
-      if (packed) interior_3x3_packed(k, table, x, step, out, bw, rs, out_step);
+      if (packed) interior_3x3_packed<16>(k, table, x, step, out, bw, rs, out_step);
       else interior<kTail>(k, x, step, out, bw, 16, rs, out_step);
     }
   }
@@ -536,6 +551,8 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
   const DepthwiseS8& d = *kp.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
+  // kp.w is the weights' 16-byte-stride table: a 3x3 window (dilation 1) takes the packed asm.
+  const bool three_right = s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && kp.g->mode == Shifts::Right;
   for (int32_t nb = 0; nb < s.batches; ++nb)
     for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
       const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
@@ -552,7 +569,10 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
       const int32_t pairs = (x1 - x0) / 2;
       const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * kp.row +
                          static_cast<ptrdiff_t>(x0 - geo.pad_left) * 8;
-      if (pairs > 0) interior<false>(kp, in, 16, out + static_cast<size_t>(x0) * 8, pairs, 8, kp.row, 16);
+      if (pairs > 0 && three_right)
+        interior_3x3_packed<8>(kp, kp.w, in, 16, out + static_cast<size_t>(x0) * 8, pairs, kp.row, 16);
+      else if (pairs > 0)
+        interior<false>(kp, in, 16, out + static_cast<size_t>(x0) * 8, pairs, 8, kp.row, 16);
       const int32_t xp = x0 + 2 * pairs;
       if (xp < x1)
         interior<true>(k1, in + static_cast<size_t>(2 * pairs) * 8, 8, out + static_cast<size_t>(xp) * 8, x1 - xp, 8,
