@@ -183,6 +183,45 @@ __attribute__((always_inline)) inline void taps_3x3_packed(Acc& a, const int8_t*
   }
 }
 #undef EMBER_DW_3X3
+// A full group's window of one row (filter_h 1: sww's 1-D windows, after column_as_row) of
+// `taps` >= 1 taps, xs bytes apart in the input, the weights in a 16-byte-stride table: the taps
+// in pairs in a low-overhead loop (LE), the weights by post-increment, the input by one ADD per
+// tap, then an odd last tap alone.
+__attribute__((always_inline)) inline void taps_row_packed(Acc& a, const int8_t* x, size_t xs, const int8_t* w,
+                                                           int32_t taps) {
+  int16x8_t e, o;
+  int8x16_t t0, t1;
+  const int32_t pairs = taps >> 1;
+  if (pairs > 0) {
+    __asm__ volatile(
+        "dls lr, %[pairs]\n\t"
+        "1:\n\t"
+        "vldrb.8 %q[t0], [%[x]]\n\t"
+        "add %[x], %[x], %[xs]\n\t"
+        "vldrb.8 %q[t1], [%[w]], #16\n\t"
+        "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"
+        "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"
+        "vldrb.8 %q[t0], [%[x]]\n\t"
+        "vldrb.8 %q[t1], [%[w]], #16\n\t"
+        "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"
+        "vadd.i16 %q[e], %q[e], %q[t0]\n\t"
+        "vldrb.8 %q[t0], [%[x]]\n\t"
+        "add %[x], %[x], %[xs]\n\t"
+        "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"
+        "vadd.i16 %q[o], %q[o], %q[t0]\n\t"
+        EMBER_DW_WIDEN
+        "le lr, 1b\n\t"
+        : EMBER_DW_PAIR_OUT, [x] "+r"(x), [w] "+r"(w)
+        : [xs] "r"(xs), [pairs] "r"(pairs)
+        : "lr", "memory");
+  }
+  if (taps & 1) {
+    __asm__ volatile(EMBER_DW_SINGLE("[%[x]]", "[%[w]]")
+                     : EMBER_DW_PAIR_OUT
+                     : [x] "r"(x), [w] "r"(w)
+                     : "memory");
+  }
+}
 #undef EMBER_DW_PAIR_OUT
 #undef EMBER_DW_WIDEN
 #undef EMBER_DW_SINGLE
@@ -354,6 +393,18 @@ __attribute__((noinline)) void interior_3x3_packed(const Ctx& k, const int8_t* t
   }
 }
 
+// interior for a full group's one-row window with shifts <= -1, the weights in group's table:
+// taps_row_packed and finish_right, nothing else per pixel.
+__attribute__((noinline)) void interior_row_packed(const Ctx& k, const int8_t* table, const int8_t* x, size_t step,
+                                                   int8_t* out, int32_t count, size_t xs, size_t out_step) {
+  const int32_t taps = k.d->shape.filter_w;
+  for (int32_t i = 0; i < count; ++i, x += step, out += out_step) {
+    Acc a = start(*k.g);
+    taps_row_packed(a, x, xs, table, taps);
+    finish_right(k, a, out);
+  }
+}
+
 // A run of `count` pixels whose taps are all inside the input; x points at the first
 // window's first tap, channel c0, and advances by `step` bytes per pixel. Not inlined: one
 // copy per tail flag keeps the code small.
@@ -424,11 +475,20 @@ __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_
   finish<kTail>(k, a, out);
 }
 
+// Taps a one-row window may have for interior_row_packed (its weight table in the strip buffer,
+// which this path does not otherwise use).
+constexpr int32_t kMaxRowTaps = 16;
+
 template <bool kTail>
-void group(const Ctx& k) {
+__attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
   const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
+  // A full group's one-row window (sww's, after column_as_row) with shifts <= -1: its weights
+  // copied 16 bytes apart for interior_row_packed.
+  const bool row_packed = !kTail && s.filter_h == 1 && s.filter_w <= kMaxRowTaps && k.g->mode == Shifts::Right;
+  if (row_packed)
+    for (int32_t t = 0; t < s.filter_w; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(k.w + t * k.ws));
   for (int32_t nb = 0; nb < s.batches; ++nb)
     for (int32_t yb = 0; yb < s.out_h; ++yb) {
       const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
@@ -442,8 +502,13 @@ void group(const Ctx& k) {
       if (x < x1) {
         const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * k.row + k.c0 +
                            static_cast<ptrdiff_t>(x * geo.stride_w - geo.pad_left) * s.in_c;
-        interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
-                        x1 - x, static_cast<size_t>(s.in_c), k.row, static_cast<size_t>(s.out_c));
+        if (row_packed)
+          interior_row_packed(k, table, in, static_cast<size_t>(geo.stride_w) * s.in_c,
+                              out + static_cast<size_t>(x) * s.out_c, x1 - x,
+                              static_cast<size_t>(geo.dilation_w) * s.in_c, static_cast<size_t>(s.out_c));
+        else
+          interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
+                          x1 - x, static_cast<size_t>(s.in_c), k.row, static_cast<size_t>(s.out_c));
         x = x1;
       }
       for (; x < s.out_w; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
@@ -453,6 +518,7 @@ void group(const Ctx& k) {
 // Bytes of the padded strip (stack) that small maps take instead of the border path: the
 // strip's rows twice (group_strip).
 constexpr int32_t kStripBytes = 768;
+static_assert(kMaxRowTaps * 16 <= kStripBytes, "group's one-row weight table lives in the strip");
 
 // The strip's width and height in pixels: every input column and row one output row's windows
 // touch, padding included.
@@ -649,7 +715,7 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
     } else if (count == 16 && banded && g.mode == Shifts::Right) {
       for (int32_t bx = 0; bx < s.out_w; bx += band) group_strip<false>(k, strip, bx, bx + band < s.out_w ? bx + band : s.out_w);
     } else {
-      count == 16 ? group<false>(k) : group<true>(k);
+      count == 16 ? group<false>(k, strip) : group<true>(k, strip);
     }
   }
 }
