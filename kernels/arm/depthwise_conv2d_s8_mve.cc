@@ -170,17 +170,13 @@ __attribute__((always_inline)) inline void taps_3x3_packed(Acc& a, const int8_t*
   const int8_t* x2 = x1 + rs;
   int16x8_t e, o;
   int8x16_t t0, t1;
-  if constexpr (kPixel == 16) {
-    __asm__ volatile(EMBER_DW_3X3("16", "32")
-                     : EMBER_DW_PAIR_OUT
-                     : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
-                     : "memory");
-  } else {
-    __asm__ volatile(EMBER_DW_3X3("8", "16")
-                     : EMBER_DW_PAIR_OUT
-                     : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64)
-                     : "memory");
-  }
+#define EMBER_DW_3X3_OPERANDS \
+  : EMBER_DW_PAIR_OUT : [x0] "r"(x0), [x1] "r"(x1), [x2] "r"(x2), [w] "r"(w + 64) : "memory"
+  if constexpr (kPixel == 16)
+    __asm__ volatile(EMBER_DW_3X3("16", "32") EMBER_DW_3X3_OPERANDS);
+  else
+    __asm__ volatile(EMBER_DW_3X3("8", "16") EMBER_DW_3X3_OPERANDS);
+#undef EMBER_DW_3X3_OPERANDS
 }
 #undef EMBER_DW_3X3
 // A full group's window of one row (filter_h 1: sww's 1-D windows, after column_as_row) of

@@ -532,21 +532,17 @@ __attribute__((noinline)) void shallow_right(const MatMultS8& m, int32_t col) {
   const int8_t* p = m.lhs;
   int8_t* out = m.out + col;
   int32_t a0, a1, a2, a3, f;
-  if constexpr (kDepth == 16) {
-    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.8", "vmladav.s8", "16", "32", "48")
-                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [f] "=&r"(f), [p] "+r"(p),
-                       [out] "+l"(out)
-                     : [c] "r"(&c), [w] "r"(m.rhs + static_cast<size_t>(col) * kDepth), [ls] "r"(m.lhs_stride),
-                       [os] "r"(m.out_stride), [zp] "r"(m.output_zp), [rows] "r"(m.rows)
-                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
-  } else {
-    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.s16", "vmladav.s16", "8", "16", "24")
-                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [f] "=&r"(f), [p] "+r"(p),
-                       [out] "+l"(out)
-                     : [c] "r"(&c), [w] "r"(m.rhs + static_cast<size_t>(col) * kDepth), [ls] "r"(m.lhs_stride),
-                       [os] "r"(m.out_stride), [zp] "r"(m.output_zp), [rows] "r"(m.rows)
-                     : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory");
-  }
+  // The operands of both forms.
+#define EMBER_MVE_SHALLOW_OPERANDS                                                                                 \
+  : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [f] "=&r"(f), [p] "+r"(p), [out] "+l"(out) \
+  : [c] "r"(&c), [w] "r"(m.rhs + static_cast<size_t>(col) * kDepth), [ls] "r"(m.lhs_stride),                      \
+    [os] "r"(m.out_stride), [zp] "r"(m.output_zp), [rows] "r"(m.rows)                                               \
+  : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "lr", "cc", "memory"
+  if constexpr (kDepth == 16)
+    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.8", "vmladav.s8", "16", "32", "48") EMBER_MVE_SHALLOW_OPERANDS);
+  else
+    __asm__ volatile(EMBER_MVE_SHALLOW("vldrb.s16", "vmladav.s16", "8", "16", "24") EMBER_MVE_SHALLOW_OPERANDS);
+#undef EMBER_MVE_SHALLOW_OPERANDS
 }
 #undef EMBER_MVE_SHALLOW
 
