@@ -117,14 +117,13 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
     return;
   }
   for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-    const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
+    const int32_t iy = iy0 + ky * g.dilation_h;
     int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
     if (iy < 0 || iy >= s.in_h) {
       im2col_fill_s8(dst, pad, s.filter_w * c);
       continue;
     }
     const int8_t* line = input + (static_cast<size_t>(n) * s.in_h + iy) * s.in_w * c;
-    const int32_t ix0 = x * g.stride_w - g.pad_left;
     if (g.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.in_w)  // one contiguous run
       im2col_copy_s8(dst, line + static_cast<size_t>(ix0) * c, s.filter_w * c);
     else

@@ -101,9 +101,12 @@ inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
 // registers, so x1's even-lane product goes where x1 was (VMULL.S8 may write a source; only
 // .S32 may not) and x1 is loaded again for the odd lanes. GCC 12, given the intrinsics,
 // computes x1's product first and spills it.
-// X0, W0, X1, W1 are the four vectors' address operands ("[%[x0]]", "[%[w], #16]", ...).
-#define EMBER_DW_PAIR(X0, W0, X1, W1)                   \
+// X0, W0, X1, W1 are the four vectors' address operands ("[%[x0]]", "[%[w], #16]", ...); STEP,
+// if not empty, runs after each input is read the last time (taps_row_packed's ADD of the tap
+// stride, with X0 and X1 the same running pointer).
+#define EMBER_DW_PAIR_STEP(X0, W0, X1, W1, STEP)        \
   "vldrb.8 %q[t0], " X0 "\n\t"                         \
+  STEP                                                  \
   "vldrb.8 %q[t1], " W0 "\n\t"                         \
   "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"                \
   "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"                \
@@ -112,9 +115,11 @@ inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
   "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"               \
   "vadd.i16 %q[e], %q[e], %q[t0]\n\t"                  \
   "vldrb.8 %q[t0], " X1 "\n\t"                         \
+  STEP                                                  \
   "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"               \
   "vadd.i16 %q[o], %q[o], %q[t0]\n\t"                  \
   EMBER_DW_WIDEN
+#define EMBER_DW_PAIR(X0, W0, X1, W1) EMBER_DW_PAIR_STEP(X0, W0, X1, W1, "")
 // One tap alone: its int16 products widened into the sums.
 #define EMBER_DW_SINGLE(X, W)                           \
   "vldrb.8 %q[t0], " X "\n\t"                          \
@@ -192,20 +197,7 @@ __attribute__((always_inline)) inline void taps_row_packed(Acc& a, const int8_t*
     __asm__ volatile(
         "dls lr, %[pairs]\n\t"
         "1:\n\t"
-        "vldrb.8 %q[t0], [%[x]]\n\t"
-        "add %[x], %[x], %[xs]\n\t"
-        "vldrb.8 %q[t1], [%[w]], #16\n\t"
-        "vmullb.s8 %q[e], %q[t0], %q[t1]\n\t"
-        "vmullt.s8 %q[o], %q[t0], %q[t1]\n\t"
-        "vldrb.8 %q[t0], [%[x]]\n\t"
-        "vldrb.8 %q[t1], [%[w]], #16\n\t"
-        "vmullb.s8 %q[t0], %q[t0], %q[t1]\n\t"
-        "vadd.i16 %q[e], %q[e], %q[t0]\n\t"
-        "vldrb.8 %q[t0], [%[x]]\n\t"
-        "add %[x], %[x], %[xs]\n\t"
-        "vmullt.s8 %q[t0], %q[t0], %q[t1]\n\t"
-        "vadd.i16 %q[o], %q[o], %q[t0]\n\t"
-        EMBER_DW_WIDEN
+        EMBER_DW_PAIR_STEP("[%[x]]", "[%[w]], #16", "[%[x]]", "[%[w]], #16", "add %[x], %[x], %[xs]\n\t")
         "le lr, 1b\n\t"
         : EMBER_DW_PAIR_OUT, [x] "+r"(x), [w] "+r"(w)
         : [xs] "r"(xs), [pairs] "r"(pairs)
@@ -222,6 +214,7 @@ __attribute__((always_inline)) inline void taps_row_packed(Acc& a, const int8_t*
 #undef EMBER_DW_WIDEN
 #undef EMBER_DW_SINGLE
 #undef EMBER_DW_PAIR
+#undef EMBER_DW_PAIR_STEP
 
 // A window's taps paired in the order they come (across row ends too): `held` is a tap waiting
 // for the next one, taken alone by end_taps if none comes. Forced inline, so the pointers stay
@@ -267,8 +260,7 @@ inline int32x4_t rescale(Shifts mode, int32x4_t acc, const int32_t* mult, const 
 // the accumulator becomes VQDMULH(acc, m).
 #define EMBER_DW_PRODUCT(A, OFF, FLAG)                                                             \
   "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
-  "vmul.i32 %q[tl], %q[" A "], %q[tm]\n"                                                           \
-  "vshl.i32 %q[tl], %q[tl], #1\n"                                                                  \
+  EMBER_MVE_LOW2("%q[tl]", "%q[" A "]", "%q[tm]")                                                  \
   "vcmp.i32 eq, %q[tl], zr\n"                                                                      \
   "vmrs %[" FLAG "], p0\n"                                                                         \
   "vqdmulh.s32 %q[" A "], %q[" A "], %q[tm]\n"
@@ -277,19 +269,11 @@ inline int32x4_t rescale(Shifts mode, int32x4_t acc, const int32_t* mult, const 
 // are exactly half rounds to even (low bit cleared).
 #define EMBER_DW_TIE(A, OFF, FLAG)                                                                 \
   "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
-  "vmvn %q[tl], %q[tm]\n"                                                                          \
-  "vmov.i32 %q[tm], #1\n"                                                                          \
-  "vshl.s32 %q[tm], %q[tm], %q[tl]\n"                                                              \
-  "vadd.i32 %q[tl], %q[tm], %q[tm]\n"                                                              \
-  "vsub.i32 %q[tl], %q[tl], %[one]\n"                                                              \
-  "vand %q[tl], %q[" A "], %q[tl]\n"                                                               \
+  EMBER_MVE_HALF_MASK("%q[tm]", "%q[tl]", "%q[tm]", "%[one]")                                      \
   "vmsr p0, %[" FLAG "]\n"                                                                         \
-  "vpst\n"                                                                                         \
-  "vcmpt.i32 eq, %q[tl], %q[tm]\n"                                                                 \
+  EMBER_MVE_TIE_LANES("%q[" A "]", "%q[tl]", "%q[tl]", "%q[tm]")                                   \
   "vldrw.32 %q[tm], [%[g], #" OFF "]\n"                                                            \
-  "vrshl.s32 %q[" A "], %q[" A "], %q[tm]\n"                                                       \
-  "vpst\n"                                                                                         \
-  "vbict.i32 %q[" A "], #1\n"
+  EMBER_MVE_SHIFT_EVEN("%q[" A "]", "%q[tm]")
 
 // finish for a full group whose shifts are all <= -1 (Shifts::Right), in assembly: the C form
 // keeps both the sums and the products past the eight Q registers and spills, and tests each
@@ -516,10 +500,10 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
 constexpr int32_t kStripBytes = 768;
 static_assert(kMaxRowTaps * 16 <= kStripBytes, "group's one-row weight table lives in the strip");
 
-// The strip's width and height in pixels: every input column and row one output row's windows
-// touch, padding included.
-inline void strip_size(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* w, int32_t* h) {
-  *w = (s.out_w - 1) * g.stride_w + (s.filter_w - 1) * g.dilation_w + 1;
+// The strip's width and height in pixels for `columns` output columns: every input column and
+// row their windows touch in one output row, padding included.
+inline void strip_size(const Conv2dShape& s, const Conv2dGeometry& g, int32_t columns, int32_t* w, int32_t* h) {
+  *w = (columns - 1) * g.stride_w + (s.filter_w - 1) * g.dilation_w + 1;
   *h = (s.filter_h - 1) * g.dilation_h + 1;
 }
 
@@ -557,8 +541,8 @@ __attribute__((noinline)) void group_strip(const Ctx& k, int8_t* strip, int32_t 
   if (packed)
     for (int32_t t = 0; t < 9; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(k.w + t * k.ws));
   const int32_t bw = bx1 - bx0;
-  const int32_t sw = (bw - 1) * geo.stride_w + (s.filter_w - 1) * geo.dilation_w + 1;
-  const int32_t sh = (s.filter_h - 1) * geo.dilation_h + 1;
+  int32_t sw, sh;
+  strip_size(s, geo, bw, &sw, &sh);
   const size_t rs = static_cast<size_t>(sw) * 16, copy = static_cast<size_t>(sh) * rs;
   // Locals: the strip's int8 stores may alias k and d, so GCC would reload them per vector.
   const int8x16_t zp = k.zp;
@@ -682,7 +666,7 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
         vdupq_n_s8(static_cast<int8_t>(d.quant.act_max)), d.filter, s.in_c};
   const int32_t taps = s.filter_h * s.filter_w;
   int32_t sw, sh;
-  strip_size(s, d.geometry, &sw, &sh);
+  strip_size(s, d.geometry, s.out_w, &sw, &sh);
   // Only maps with padding gain: without it there are no border pixels.
   int32_t x0 = 0, x1 = 0;
   depthwise_interior_x(s, d.geometry, &x0, &x1);

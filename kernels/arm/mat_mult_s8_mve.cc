@@ -178,27 +178,14 @@ struct BlockConstants {
   "mov %[a11], %[a01]\n"                                                                           \
   "mov %[a21], %[a01]\n"
 
-// The low 32 bits of row R's products acc * m, doubled, into Q: zero in a lane whose rounding
-// may be a tie (requantize_mve).
-#define EMBER_MVE_ROW_LOW(Q, R)                                                                    \
-  "vmul.i32 " Q ", " R ", %q[mult]\n"                                                              \
-  "vshl.i32 " Q ", " Q ", #1\n"
-
-// Row R's requantization when some lane may be a tie: half = 2^(k-1) in q0 and mask = 2^k - 1
-// in q1 (set by the caller); a lane whose doubled low product is 0 and whose dropped bits are
-// exactly half rounds to even (its low bit cleared). FLAG is a scratch register.
-#define EMBER_MVE_ROW_TIE(R, FLAG)                                                                 \
-  EMBER_MVE_ROW_LOW("q2", R)                                                                        \
-  "vcmp.i32 eq, q2, zr\n"                                                                          \
-  "vmrs %[" FLAG "], p0\n"                                                                         \
-  "vqdmulh.s32 " R ", " R ", %q[mult]\n"                                                           \
-  "vand q2, " R ", q1\n"                                                                           \
-  "vmsr p0, %[" FLAG "]\n"                                                                         \
-  "vpst\n"                                                                                         \
-  "vcmpt.i32 eq, q2, q0\n"                                                                         \
-  "vrshl.s32 " R ", " R ", %q[shift]\n"                                                            \
-  "vpst\n"                                                                                         \
-  "vbict.i32 " R ", #1\n"
+// Row R's requantization when some lane may be a tie, half and mask in q0 and q1 (set by the
+// caller): P0 from its own doubled low products, then the fix-up.
+#define EMBER_MVE_ROW_TIE(R)                      \
+  EMBER_MVE_LOW2("q2", R, "%q[mult]")             \
+  "vcmp.i32 eq, q2, zr\n"                         \
+  "vqdmulh.s32 " R ", " R ", %q[mult]\n"          \
+  EMBER_MVE_TIE_LANES(R, "q2", "q1", "q0")        \
+  EMBER_MVE_SHIFT_EVEN(R, "%q[shift]")
 
 // Row R's zero point (a00), clamp (q0, q1) and four-byte store at wa (VSTRB.32 takes a low
 // register), which then steps by a01.
@@ -241,10 +228,10 @@ __attribute__((always_inline)) inline void blocks_3x4_right(const int8_t* p0, co
       "vmov q4[3], q4[1], %[a10], %[a11]\n"
       "vmov q5[3], q5[1], %[a20], %[a21]\n"
       // A tie is possible only where some row's doubled low product is 0.
-      EMBER_MVE_ROW_LOW("q0", "q3")
-      EMBER_MVE_ROW_LOW("q2", "q4")
+      EMBER_MVE_LOW2("q0", "q3", "%q[mult]")
+      EMBER_MVE_LOW2("q2", "q4", "%q[mult]")
       "vmin.u32 q0, q0, q2\n"
-      EMBER_MVE_ROW_LOW("q2", "q5")
+      EMBER_MVE_LOW2("q2", "q5", "%q[mult]")
       "vmin.u32 q0, q0, q2\n"
       "vcmp.i32 eq, q0, zr\n"
       "vmrs %[a00], p0\n"
@@ -274,15 +261,11 @@ __attribute__((always_inline)) inline void blocks_3x4_right(const int8_t* p0, co
       "bne 0b\n"
       ".subsection 1\n"
       "4:\n"
-      "vmov.i32 q0, #1\n"
-      "vmvn q1, %q[shift]\n"             // -1 - shift = k - 1
-      "vshl.s32 q0, q0, q1\n"            // half
       "movs %[a01], #1\n"
-      "vadd.i32 q1, q0, q0\n"
-      "vsub.i32 q1, q1, %[a01]\n"        // mask
-      EMBER_MVE_ROW_TIE("q3", "a00")
-      EMBER_MVE_ROW_TIE("q4", "a00")
-      EMBER_MVE_ROW_TIE("q5", "a00")
+      EMBER_MVE_HALF_MASK("q0", "q1", "%q[shift]", "%[a01]")
+      EMBER_MVE_ROW_TIE("q3")
+      EMBER_MVE_ROW_TIE("q4")
+      EMBER_MVE_ROW_TIE("q5")
       "b 3b\n"
       ".subsection 0\n"
       : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), [a20] "=&Te"(a20),
@@ -296,7 +279,6 @@ __attribute__((always_inline)) inline void blocks_3x4_right(const int8_t* p0, co
 
 #undef EMBER_MVE_ROW_STORE
 #undef EMBER_MVE_ROW_TIE
-#undef EMBER_MVE_ROW_LOW
 #undef EMBER_MVE_BIAS_START
 #undef EMBER_MVE_3X4_OUTPUTS
 #undef EMBER_MVE_3X4_PASS2
@@ -476,8 +458,7 @@ static_assert(sizeof(ShallowConstants) == 80, "ShallowConstants layout");
   "vmov q0[3], q0[1], %[a1], %[a3]\n"                                               \
   "vadd.i32 q0, q0, q3\n"                                                           \
   /* requantize_mve: lanes whose doubled low product is 0 may be ties */            \
-  "vmul.i32 q7, q0, q1\n"                                                           \
-  "vshl.i32 q7, q7, #1\n"                                                           \
+  EMBER_MVE_LOW2("q7", "q0", "q1")                                                  \
   "vcmp.i32 eq, q7, zr\n"                                                           \
   "vmrs %[f], p0\n"                                                                 \
   "lsls %[a0], %[f], #16\n" /* f itself is the fix-up's predicate */                \
@@ -498,19 +479,11 @@ static_assert(sizeof(ShallowConstants) == 80, "ShallowConstants layout");
   /* the fix-up: half = 2^(k-1) in q7, mask in q6 (reloaded after), P0 the ties */  \
   "4:\n"                                                                            \
   "vmsr p0, %[f]\n"                                                                 \
-  "vmov.i32 q7, #1\n"                                                               \
-  "vmvn q6, q2\n"                                                                   \
-  "vshl.s32 q7, q7, q6\n"                                                           \
-  "vadd.i32 q6, q7, q7\n"                                                           \
   "movs %[f], #1\n"                                                                 \
-  "vsub.i32 q6, q6, %[f]\n"                                                         \
+  EMBER_MVE_HALF_MASK("q7", "q6", "q2", "%[f]")                                     \
   "vqdmulh.s32 q0, q0, q1\n"                                                        \
-  "vand q6, q0, q6\n"                                                               \
-  "vpst\n"                                                                          \
-  "vcmpt.i32 eq, q6, q7\n"                                                          \
-  "vrshl.s32 q0, q0, q2\n"                                                          \
-  "vpst\n"                                                                          \
-  "vbict.i32 q0, #1\n"                                                              \
+  EMBER_MVE_TIE_LANES("q0", "q6", "q6", "q7")                                       \
+  EMBER_MVE_SHIFT_EVEN("q0", "q2")                                                  \
   LD " q6, [%[w], #" W2 "]\n"                                                       \
   "b 3b\n"                                                                          \
   ".subsection 0\n"
@@ -574,9 +547,6 @@ __attribute__((noinline)) void shallow_group(const MatMultS8& m, int32_t col, in
   }
 }
 
-// Fewer than three rows (a fully connected layer's batch): one row against four columns at a
-// time in intrinsics (per-lane requantization), then single columns. For a single row the
-// DLSTP loop's setup and the tile round trip cost more than they save.
 // What group_1x4_right loads, at fixed offsets.
 struct RowConstants {
   const int32_t* bias;
@@ -628,8 +598,7 @@ inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t
       "add %[w3], %[w3], %[col4]\n"
       "vldrw.32 q2, [%[w3]]\n"  // shifts
       // requantize_mve: lanes whose doubled low product is 0 may be ties.
-      "vmul.i32 q3, q0, q1\n"
-      "vshl.i32 q3, q3, #1\n"
+      EMBER_MVE_LOW2("q3", "q0", "q1")
       "vcmp.i32 eq, q3, zr\n"
       "vmrs %[d], p0\n"
       "lsls %[a0], %[d], #16\n"
@@ -651,18 +620,10 @@ inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t
       "4:\n"
       "vmsr p0, %[d]\n"
       "vqdmulh.s32 q0, q0, q1\n"
-      "vmov.i32 q3, #1\n"
-      "vmvn q1, q2\n"
-      "vshl.s32 q3, q3, q1\n"
-      "vadd.i32 q1, q3, q3\n"
       "movs %[a0], #1\n"
-      "vsub.i32 q1, q1, %[a0]\n"
-      "vand q1, q0, q1\n"
-      "vpst\n"
-      "vcmpt.i32 eq, q1, q3\n"
-      "vrshl.s32 q0, q0, q2\n"
-      "vpst\n"
-      "vbict.i32 q0, #1\n"
+      EMBER_MVE_HALF_MASK("q3", "q1", "q2", "%[a0]")
+      EMBER_MVE_TIE_LANES("q0", "q1", "q1", "q3")
+      EMBER_MVE_SHIFT_EVEN("q0", "q2")
       "b 3b\n"
       ".subsection 0\n"
       : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w1] "=&r"(w1), [w2] "=&l"(w2),
@@ -671,6 +632,10 @@ inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t
       : "q0", "q1", "q2", "q3", "lr", "cc", "memory");
 }
 
+// Fewer than three rows (a fully connected layer's batch): one row against four columns at a
+// time (group_1x4_right when their shifts are all <= -1, else intrinsics with per-lane
+// requantization), then single columns. For a single row the 3x4 blocks' passes would cost more
+// than they save.
 void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
   const int32_t d = m.depth;
   const int32_t blocks = d >> 4, tail = d & 15;

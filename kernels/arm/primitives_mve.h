@@ -51,6 +51,34 @@ inline int32x4_t requantize_mve(int32x4_t acc, int32x4_t multiplier, int32x4_t s
   return up;
 }
 
+// requantize_mve's steps as inline-assembly text, for the kernels that keep their vectors in
+// registers through the requantization (mat_mult_s8_mve.cc, depthwise_conv2d_s8_mve.cc).
+// Operands are strings: a register ("q2") or an asm operand ("%q[mult]", "%[one]").
+//   EMBER_MVE_LOW2(T, R, M)           T = (R * M) << 1: zero in the lanes whose rounding may be
+//                                     a tie (lo above); the caller compares it with zero into P0.
+//   EMBER_MVE_HALF_MASK(H, K, S, ONE) per lane H = 2^(k-1), K = 2^k - 1 for k = -S, ONE a general
+//                                     register holding 1. S is read first (H may be S); K != H.
+//   EMBER_MVE_TIE_LANES(R, T, K, H)   with R = VQDMULH(acc, m) (hi2) and P0 the lanes LOW2 found
+//                                     zero: P0 &= (R & K) == H, the ties. T is scratch (may be K).
+//   EMBER_MVE_SHIFT_EVEN(R, S)        R = VRSHL(R, S), then the tie lanes of P0 rounded to even.
+#define EMBER_MVE_LOW2(T, R, M)  \
+  "vmul.i32 " T ", " R ", " M "\n" \
+  "vshl.i32 " T ", " T ", #1\n"
+#define EMBER_MVE_HALF_MASK(H, K, S, ONE) \
+  "vmvn " K ", " S "\n"                     \
+  "vmov.i32 " H ", #1\n"                    \
+  "vshl.s32 " H ", " H ", " K "\n"          \
+  "vadd.i32 " K ", " H ", " H "\n"          \
+  "vsub.i32 " K ", " K ", " ONE "\n"
+#define EMBER_MVE_TIE_LANES(R, T, K, H) \
+  "vand " T ", " R ", " K "\n"            \
+  "vpst\n"                                \
+  "vcmpt.i32 eq, " T ", " H "\n"
+#define EMBER_MVE_SHIFT_EVEN(R, S)  \
+  "vrshl.s32 " R ", " R ", " S "\n"   \
+  "vpst\n"                            \
+  "vbict.i32 " R ", #1\n"
+
 /// Four accumulators whose shifts are all >= 0 (per lane). The scalar requantize_s8's
 /// shift >= 0 case: a = acc * 2^shift saturated (VQSHL; a saturated lane is beyond what the
 /// clamp keeps, with its sign), then VQRDMULH = floor((2 * a * m + 2^31) / 2^32) rounds
