@@ -2,6 +2,7 @@
 
 #include "compiler/serialize.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -26,7 +27,7 @@ bool to_schema_dtype(DType dtype, fb::DType* out) {
 }  // namespace
 
 std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
-  // Tensors in first-use order: inputs, then op operands, then outputs.
+  // Tensors in first-use order (inputs, then op operands, then outputs), arena tensors first.
   std::map<int, int> index;
   std::vector<int> order;
   auto use = [&](int t) {
@@ -48,6 +49,11 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     }
   for (const auto& [view, root] : view_root)
     if (index.count(view)) use(root);
+  // Arena tensors before constants: the runtime's plan check works on 64 tensor indices at a
+  // time and skips the indices past the last arena tensor (docs/runtime.md), so most models'
+  // arena tensors take one such pass.
+  std::stable_partition(order.begin(), order.end(), [&](int t) { return !g.tensors[t].is_constant; });
+  for (size_t i = 0; i < order.size(); ++i) index[order[i]] = static_cast<int>(i);
 
   flatbuffers::FlatBufferBuilder fbb(1 << 16);
   std::vector<uint8_t> constants;
@@ -70,8 +76,12 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
       region = static_cast<uint32_t>(g.tensor_region[t]);
       offset = static_cast<uint32_t>(g.tensor_offset[t]);
     }
+    // Only values in the arena keep their scale and zero point (per tensor, for the caller and
+    // for debugging). A constant's quantization is already folded into the multipliers, shifts
+    // and biases its op reads; per-channel weight scales would be dead bytes that every load
+    // still has to verify.
     flatbuffers::Offset<fb::Quantization> quant;
-    if (tensor.quant) {
+    if (tensor.quant && !tensor.is_constant) {
       std::vector<float> scale(tensor.quant->scale.begin(), tensor.quant->scale.end());
       quant = fb::CreateQuantizationDirect(fbb, &scale, &tensor.quant->zero_point, tensor.quant->axis);
     }

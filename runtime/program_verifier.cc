@@ -463,32 +463,33 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
 // not share a byte. A buffer lives from its definition to its last use (the last op reading it
 // or a view of it), both inclusive: an op's inputs and outputs are live together while it runs.
 // Any two intersecting lifetimes contain the definition time of the later-defined buffer, so it
-// suffices to check each definition against every buffer live at that time; only a pair whose
-// bytes intersect asks whether the op runs in place. Lifetimes are kept for kChunk tensors at a
-// time on the stack (320 bytes), one pass over the ops per chunk, so the work is
-// O(tensors / kChunk * (operands + definitions * kChunk)).
-Status check_graph_and_plan(const fbs::Program& p) {
+// suffices to check each definition against the buffers live at that time, which a sweep over
+// the ops keeps in a list; only a pair whose bytes intersect asks whether the op runs in place.
+// Lifetimes are kept for kChunk tensors at a time on the stack (320 bytes with the live list),
+// one sweep over the ops per chunk. Only indices below `arena_end` (past the last arena tensor)
+// can be live or written, so chunks from there on are skipped: the compiler numbers arena
+// tensors first, and most models take one chunk. The work is O(arena_end / kChunk * (operands
+// + definitions * live buffers)).
+Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
   constexpr uint32_t kChunk = 64;
   const Tensors& ts = *p.tensors();
-  const uint32_t nt = ts.size(), nops = p.ops()->size();
+  const uint32_t nops = p.ops()->size();
   int16_t first[kChunk], last[kChunk];
+  uint8_t live[kChunk];  // slots of the chunk's buffers live at the sweep's time
   for (int pass = 0; pass < 2; ++pass) {  // every order check before any placement check
-    for (uint32_t base = 0; base < nt; base += kChunk) {
-      const uint32_t n = nt - base < kChunk ? nt - base : kChunk;
+    for (uint32_t base = 0; base < arena_end; base += kChunk) {
+      const uint32_t n = arena_end - base < kChunk ? arena_end - base : kChunk;
       EMBER_RETURN_IF_ERROR(lifetimes(p, base, n, pass == 0, first, last));
       if (pass == 0) continue;
-      // The chunk's buffers that are ever live (most tensors of a model are constants).
-      uint8_t live[kChunk];
       uint32_t m = 0;
-      for (uint32_t c = 0; c < n; ++c)
-        if (first[c] != kNever) live[m++] = static_cast<uint8_t>(c);
-      // Buffer `b`, defined at `time` by `op` (nullptr: a program input), against the chunk.
-      auto check = [&](int32_t b, int32_t time, const fbs::Op* op, uint32_t out) -> Status {
+      // Buffer `b`, defined at `time` by `op` (nullptr: a program input), against the chunk's
+      // live buffers; then b joins them if it is one of the chunk's.
+      auto define = [&](int32_t b, int32_t time, const fbs::Op* op, uint32_t out) -> Status {
         const fbs::Tensor& tb = *ts.Get(static_cast<uint32_t>(b));
         for (uint32_t k = 0; k < m; ++k) {
           const uint32_t c = live[k];
           const int32_t t = static_cast<int32_t>(base + c);
-          if (t == b || first[c] > time || last[c] < time) continue;
+          if (t == b) continue;
           const fbs::Tensor& tt = *ts.Get(base + c);
           if (!bytes_overlap(tb, tt)) continue;
           uint32_t delta = 0;
@@ -514,13 +515,20 @@ Status check_graph_and_plan(const fbs::Program& p) {
                                 b, name_of(tb), tb.offset(), tensor_bytes(tb), t, name_of(tt),
                                 tt.offset(), tensor_bytes(tt), time);
         }
+        // It joins once (a program input's buffer is defined again when two inputs view it);
+        // the sweep needs no definition times after this.
+        const uint32_t c = static_cast<uint32_t>(b) - base;
+        if (c < n && first[c] == time) live[m++] = static_cast<uint8_t>(c), first[c] = kNever;
         return Status::Ok;
       };
-      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(check(buffer_of(ts, t), -1, nullptr, 0));
+      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(define(buffer_of(ts, t), -1, nullptr, 0));
       for (uint32_t o = 0; o < nops; ++o) {
+        for (uint32_t k = 0; k < m;)  // buffers last used before op o leave the list
+          if (last[live[k]] < static_cast<int32_t>(o)) live[k] = live[--m];
+          else ++k;
         const fbs::Op& op = *p.ops()->Get(o);
         for (uint32_t i = 0; i < op.outputs()->size(); ++i)
-          EMBER_RETURN_IF_ERROR(check(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
+          EMBER_RETURN_IF_ERROR(define(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
       }
     }
   }
@@ -542,10 +550,9 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   EMBER_CHECK_OR_RETURN(p.version() == kSchemaVersion, Status::BadIdentity,
                         "program: schema version %" PRIu32 ", runtime reads %" PRIu32,
                         p.version(), kSchemaVersion);
-  EMBER_CHECK_OR_RETURN(p.constant_data() == nullptr ||
-                            reinterpret_cast<uintptr_t>(p.constant_data()->Data()) %
-                                    kDataAlignment ==
-                                0,
+  const flatbuffers::Vector<uint8_t>* constants = p.constant_data();
+  EMBER_CHECK_OR_RETURN(constants == nullptr ||
+                            reinterpret_cast<uintptr_t>(constants->Data()) % kDataAlignment == 0,
                         Status::Misaligned, "program: constant data not %" PRIu32 "-byte aligned",
                         u32(kDataAlignment));
   EMBER_CHECK_OR_RETURN(p.tensors() != nullptr && p.ops() != nullptr && p.inputs() != nullptr &&
@@ -555,26 +562,33 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>& ops = *p.ops();
 
   // Bounds on the work of the checks below (check_graph_and_plan is O(tensors / 64 *
-  // (operands + definitions * 64))); far above what a model for a microcontroller holds.
+  // (operands + definitions * live buffers))); far above what a model for a microcontroller holds.
   EMBER_CHECK_OR_RETURN(ts.size() <= kMaxTensors && ops.size() <= kMaxOps,
                         Status::SizeOverflow,
                         "program: %" PRIu32 " tensors and %" PRIu32 " ops, limits %" PRIu32
                         " and %" PRIu32,
                         ts.size(), ops.size(), kMaxTensors, kMaxOps);
-  Limits lim = {};
+  // region_size is read only below num_regions (check_tensor): no need to zero the rest.
+  Limits lim;
+  const auto* regions = p.regions();
   lim.num_tensors = ts.size();
-  lim.num_regions = count(p.regions());
-  lim.constants_size = count(p.constant_data());
+  lim.num_regions = count(regions);
+  lim.constants_size = count(constants);
   EMBER_CHECK_OR_RETURN(lim.num_regions <= kMaxRegions, Status::BadIndex,
                         "program: %" PRIu32 " regions, runtime supports %" PRIu32,
                         lim.num_regions, u32(kMaxRegions));
-  for (uint32_t r = 0; r < lim.num_regions; ++r) lim.region_size[r] = p.regions()->Get(r)->size();
-  for (uint32_t i = 0; i < count(p.kernels()); ++i) {
-    EMBER_CHECK_OR_RETURN(p.kernels()->Get(i) < kNumKnownKernels, Status::UnknownKind,
-                          "program: kernel list names id %" PRIu32, uint32_t{p.kernels()->Get(i)});
+  for (uint32_t r = 0; r < lim.num_regions; ++r) lim.region_size[r] = regions->Get(r)->size();
+  const flatbuffers::Vector<uint16_t>* kernel_list = p.kernels();
+  for (uint32_t i = 0; i < count(kernel_list); ++i) {
+    EMBER_CHECK_OR_RETURN(kernel_list->Get(i) < kNumKnownKernels, Status::UnknownKind,
+                          "program: kernel list names id %" PRIu32, uint32_t{kernel_list->Get(i)});
   }
-  for (uint32_t i = 0; i < lim.num_tensors; ++i)
-    EMBER_RETURN_IF_ERROR(check_tensor(i, *ts.Get(i), lim));
+  uint32_t arena_end = 0;  // past the last arena tensor
+  for (uint32_t i = 0; i < lim.num_tensors; ++i) {
+    const fbs::Tensor& t = *ts.Get(i);
+    EMBER_RETURN_IF_ERROR(check_tensor(i, t, lim));
+    if (t.storage() == fbs::Storage::Arena) arena_end = i + 1;
+  }
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
     EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts));
   EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), ts, "input"));
@@ -583,7 +597,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
     EMBER_RETURN_IF_ERROR(check_op(i, *ops.Get(i), ts, kernels));
   EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(ops.size()),
                         Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
-  EMBER_RETURN_IF_ERROR(check_graph_and_plan(p));
+  EMBER_RETURN_IF_ERROR(check_graph_and_plan(p, arena_end));
   *root = &p;
   return Status::Ok;
 }

@@ -171,7 +171,8 @@ void im2col(const MatMultS8& m, const Conv2dShape& s, const Conv2dGeometry& g, i
 }  // namespace
 
 rt::Status check_conv2d_s8(const rt::OpContext& c) {
-  EMBER_RETURN_IF_ERROR(kernels::check_conv2d_s8(c));
+  EMBER_RETURN_IF_ERROR(kernels::check_conv_any_s8(c, false, false));
+  EMBER_RETURN_IF_ERROR(check_requantization_values(c, c.in(1).dims[0]));
   return check_added_operands(c, c.in(1).dims[0]);
 }
 

@@ -13,6 +13,7 @@
 
 #include "kernels/arm/fold.h"
 #include "kernels/arm/operands.h"
+#include "kernels/portable/conv2d_s8.h"
 #include "kernels/portable/depthwise_conv2d_s8.h"
 
 namespace ember::kernels::arm {
@@ -49,7 +50,8 @@ void column_as_row(DepthwiseS8& d) {
 }  // namespace
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
-  EMBER_RETURN_IF_ERROR(kernels::check_depthwise_conv2d_s8(c));
+  EMBER_RETURN_IF_ERROR(kernels::check_conv_any_s8(c, true, false));
+  EMBER_RETURN_IF_ERROR(check_requantization_values(c, c.in(1).dims[3]));
   EMBER_RETURN_IF_ERROR(check_added_operands(c, c.in(1).dims[3]));
   // The tier's kernel runs with the folded bias and depth multiplier 1 only (run below); the
   // filter is then a constant with data (check_added_operands), read once here at load.

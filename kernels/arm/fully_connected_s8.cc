@@ -10,7 +10,8 @@
 namespace ember::kernels::arm {
 
 rt::Status check_fully_connected_s8(const rt::OpContext& c) {
-  EMBER_RETURN_IF_ERROR(kernels::check_fully_connected_s8(c));
+  EMBER_RETURN_IF_ERROR(kernels::check_fully_connected_any_s8(c, false));
+  EMBER_RETURN_IF_ERROR(check_requantization_values(c, c.in(1).dims[0]));
   return check_added_operands(c, c.in(1).dims[0]);
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/arm/requantize_s8.h"
 #include "kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
@@ -44,6 +45,17 @@ inline Status check_added_operands(const OpContext& c, int32_t o) {
     EMBER_KCHECK(filter.constant && filter.data != nullptr, BadOpSignature);
     EMBER_KCHECK(is_absent(bias) || (bias.constant && bias.data != nullptr), BadOpSignature);
   }
+  return Status::Ok;
+}
+
+/// The multiplier (input 3) and shift (input 4) values of the o channels, by the tier's
+/// valid_requantization, after the portable check has checked their shapes (told not to check
+/// the values itself). Absent data (shape-only unit tests) has no values.
+inline Status check_requantization_values(const OpContext& c, int32_t o) {
+  const int32_t* multiplier = c.in(3).as<const int32_t>();
+  const int32_t* shift = c.in(4).as<const int32_t>();
+  if (multiplier == nullptr || shift == nullptr) return Status::Ok;
+  EMBER_KCHECK(valid_requantization(multiplier, shift, o), BadQuantization);
   return Status::Ok;
 }
 

@@ -22,6 +22,11 @@ struct RequantizeParamsS8 {
 /// i < n. One implementation per tier.
 void requantize_s8_run(const RequantizeParamsS8& p, const int8_t* in, int8_t* out, int32_t n);
 
+/// kernels::valid_requantization (kernels/portable/op_check.h) for the built tier: the same
+/// answer, at a lower cost on Helium (four channels per step). The conv, depthwise and fully
+/// connected checks run it over every channel at load.
+bool valid_requantization(const int32_t* multiplier, const int32_t* shift, int32_t n);
+
 rt::Status check_requantize_s8(const rt::OpContext& ctx);
 rt::Status run_requantize_s8(const rt::OpContext& ctx);
 

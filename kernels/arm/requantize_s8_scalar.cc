@@ -10,6 +10,7 @@
 
 #include "kernels/arm/primitives_scalar.h"
 #include "kernels/arm/requantize_s8.h"
+#include "kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
 
@@ -17,6 +18,10 @@ void requantize_s8_run(const RequantizeParamsS8& p, const int8_t* in, int8_t* ou
   const int32_t zp = p.input_zp, m = p.multiplier, s = p.shift, ozp = p.output_zp;
   const int32_t lo = p.act_min, hi = p.act_max;
   for (int32_t i = 0; i < n; ++i) out[i] = requantize_s8(in[i] - zp, m, s, ozp, lo, hi);
+}
+
+bool valid_requantization(const int32_t* multiplier, const int32_t* shift, int32_t n) {
+  return kernels::valid_requantization(multiplier, shift, n);
 }
 
 }  // namespace ember::kernels::arm

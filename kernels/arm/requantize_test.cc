@@ -3,17 +3,46 @@
 // requantize_s8 (every tier's scalar path) against requantize_to_s8 over random and extreme
 // accumulators, multipliers and shifts, ties included (multiplier 2^30, small shifts). On the
 // MVE tier the vector forms (any shift, and the shift <= -1 and shift >= 0 fast paths) run on
-// the same values.
+// the same values. Each case also checks the tier's per-channel value check
+// (valid_requantization) on a vector with at most one bad lane, at the edges of both ranges.
 
 #include "kernels/arm/primitives_scalar.h"
+#include "kernels/arm/requantize_s8.h"
 #include "kernels/arm/tier.h"
 #include "kernels/arm/tier_test.h"
+#include "kernels/portable/op_check.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 #include "kernels/arm/primitives_mve.h"
 #endif
 
 namespace ember::kernels::arm::testing {
+namespace {
+
+// n <= 13 channels of valid multipliers and shifts (their range edges often), one lane made
+// invalid in half the cases; whether the tier's check and the portable one both give the
+// right answer.
+bool check_agrees(Rng& r) {
+  int32_t mult[13], shift[13];
+  const int32_t n = r.range(1, 13);
+  random_requant(r, mult, shift, n);
+  static const int32_t kGoodM[] = {0, int32_t{1} << 30, INT32_MAX}, kGoodS[] = {-31, 30};
+  static const int32_t kBadM[] = {1, (int32_t{1} << 30) - 1, -1, INT32_MIN}, kBadS[] = {-32, 31, INT32_MIN, INT32_MAX};
+  for (int32_t l = 0; l < n; ++l) {
+    if (r.one_in(4)) mult[l] = kGoodM[r.range(0, 2)];
+    if (r.one_in(4)) shift[l] = kGoodS[r.range(0, 1)];
+  }
+  const bool valid = r.one_in(2);
+  if (!valid) {
+    const int32_t l = r.range(0, n - 1);
+    if (r.one_in(2)) mult[l] = kBadM[r.range(0, 3)];
+    else shift[l] = kBadS[r.range(0, 3)];
+  }
+  return arm::valid_requantization(mult, shift, n) == valid &&
+         kernels::valid_requantization(mult, shift, n) == valid;
+}
+
+}  // namespace
 
 Outcome test_requantize(uint32_t seed, int32_t cases) {
   Rng r{seed};
@@ -36,7 +65,7 @@ Outcome test_requantize(uint32_t seed, int32_t cases) {
       want[l] = requantize_to_s8(acc[l], mult[l], shift[l], zp, lo, hi);
       got[l] = requantize_s8(acc[l], mult[l], shift[l], zp, lo, hi);
     }
-    bool bad = false;
+    bool bad = !check_agrees(r);
     for (int32_t l = 0; l < 4; ++l) bad |= want[l] != got[l];
 #if EMBER_TIER == EMBER_TIER_MVE
     const int32x4_t a = vld1q_s32(acc);

@@ -58,7 +58,7 @@ void conv2d_s8(const Conv2dShape& s, const Conv2dGeometry& g, const QuantS8& q,
   conv_any_s8(s, g, q, input, filter, bias, multiplier, shift, output, false, rows_bottom_up);
 }
 
-rt::Status check_conv_any_s8(const rt::OpContext& c, bool depthwise) {
+rt::Status check_conv_any_s8(const rt::OpContext& c, bool depthwise, bool values) {
   // Inputs 5 (folded bias) and output 1 (scratch) are optional additions for the optimized
   // kernels (kernels/arm/operands.h); this kernel ignores them.
   EMBER_KCHECK(has_counts(c, -1, -1, 10, 0) && c.num_inputs >= 5 && c.num_inputs <= 6 &&
@@ -71,7 +71,7 @@ rt::Status check_conv_any_s8(const rt::OpContext& c, bool depthwise) {
   EMBER_KCHECK(in.dtype == DType::Int8 && filter.dtype == DType::Int8 && out.dtype == DType::Int8,
                BadOpSignature);
   EMBER_RETURN_IF_ERROR(check_conv_shapes(in, filter, out, conv_geometry_from(c.ints), depthwise));
-  EMBER_RETURN_IF_ERROR(check_per_channel(c, 2, out.dims[3]));
+  EMBER_RETURN_IF_ERROR(check_per_channel(c, 2, out.dims[3], values));
   return check_quant_s8(QuantS8{c.ints[6], c.ints[7], c.ints[8], c.ints[9]});
 }
 

@@ -39,7 +39,8 @@ void conv_any_s8(const Conv2dShape& shape, const Conv2dGeometry& geometry, const
                  const int8_t* input, const int8_t* filter, const int32_t* bias,
                  const int32_t* multiplier, const int32_t* shift, int8_t* output, bool depthwise,
                  bool rows_bottom_up);
-rt::Status check_conv_any_s8(const rt::OpContext& ctx, bool depthwise);
+/// `values`: as in check_per_channel (kernels/portable/conv_common.h).
+rt::Status check_conv_any_s8(const rt::OpContext& ctx, bool depthwise, bool values = true);
 rt::Status run_conv_any_s8(const rt::OpContext& ctx, bool depthwise);
 
 }  // namespace ember::kernels

@@ -85,8 +85,9 @@ inline Status check_quant_s8(const QuantS8& q) {
 /// Checks the optional int32 bias and the per-channel multiplier/shift vectors (length o).
 /// The run uses multiplier and shift values as parameters (a shift out of [-31, 30] would be an
 /// undefined shift), so they must be constants in the program file, whose values are readable
-/// at load time, and every value is checked here.
-inline Status check_per_channel(const OpContext& c, size_t bias, int32_t o) {
+/// at load time, and every value is checked here, unless `values` is false: then the caller
+/// checks them itself (an optimized tier's valid_requantization, kernels/arm/operands.h).
+inline Status check_per_channel(const OpContext& c, size_t bias, int32_t o, bool values = true) {
   const TensorView& b = c.in(bias);
   const TensorView& m = c.in(bias + 1);
   const TensorView& s = c.in(bias + 2);
@@ -101,8 +102,7 @@ inline Status check_per_channel(const OpContext& c, size_t bias, int32_t o) {
   const int32_t* multiplier = m.as<const int32_t>();
   const int32_t* shift = s.as<const int32_t>();
   if (multiplier == nullptr || shift == nullptr) return Status::Ok;  // unit tests of shapes only
-  for (int32_t i = 0; i < o; ++i)
-    EMBER_KCHECK(valid_multiplier(multiplier[i]) && valid_shift(shift[i]), BadQuantization);
+  EMBER_KCHECK(!values || valid_requantization(multiplier, shift, o), BadQuantization);
   return Status::Ok;
 }
 

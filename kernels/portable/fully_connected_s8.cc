@@ -34,6 +34,10 @@ rt::Status check_linear_shapes(const TensorView& in, const TensorView& filter,
 }
 
 rt::Status check_fully_connected_s8(const rt::OpContext& c) {
+  return check_fully_connected_any_s8(c, true);
+}
+
+rt::Status check_fully_connected_any_s8(const rt::OpContext& c, bool values) {
   // Inputs 5 (folded bias) and output 1 (scratch) are optional additions for the optimized
   // kernels (kernels/arm/operands.h); this kernel ignores them.
   EMBER_KCHECK(has_counts(c, -1, -1, 4, 0) && c.num_inputs >= 5 && c.num_inputs <= 6 &&
@@ -45,7 +49,7 @@ rt::Status check_fully_connected_s8(const rt::OpContext& c) {
   EMBER_KCHECK(in.dtype == DType::Int8 && filter.dtype == DType::Int8 && out.dtype == DType::Int8,
                BadOpSignature);
   EMBER_RETURN_IF_ERROR(check_linear_shapes(in, filter, out));
-  EMBER_RETURN_IF_ERROR(check_per_channel(c, 2, filter.dims[0]));
+  EMBER_RETURN_IF_ERROR(check_per_channel(c, 2, filter.dims[0], values));
   return check_quant_s8(QuantS8{c.ints[0], c.ints[1], c.ints[2], c.ints[3]});
 }
 

@@ -25,6 +25,8 @@ void fully_connected_s8(int32_t rows, int32_t k, int32_t o, const QuantS8& quant
 /// Operands: input [..., K], filter [O, K], bias (optional), multiplier, shift -> output
 /// [..., O] with the same number of rows. ints: input_zp, output_zp, act_min, act_max.
 rt::Status check_fully_connected_s8(const rt::OpContext& ctx);
+/// The same check; `values` as in check_per_channel (kernels/portable/conv_common.h).
+rt::Status check_fully_connected_any_s8(const rt::OpContext& ctx, bool values);
 rt::Status run_fully_connected_s8(const rt::OpContext& ctx);
 
 /// Shape rule shared with fully_connected_f32: input rank >= 1 with last dim K >= 1, filter

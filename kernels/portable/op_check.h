@@ -76,6 +76,14 @@ inline bool valid_shift(int32_t shift) { return shift >= -31 && shift <= 30; }
 inline bool valid_multiplier(int32_t m) { return m == 0 || m >= (int32_t{1} << 30); }
 inline bool valid_act_s8(int32_t lo, int32_t hi) { return -128 <= lo && lo <= hi && hi <= 127; }
 
+/// Whether every one of n per-channel multipliers and shifts is valid. An optimized tier has
+/// its own implementation (kernels/arm/requantize_s8.h).
+inline bool valid_requantization(const int32_t* multiplier, const int32_t* shift, int32_t n) {
+  for (int32_t i = 0; i < n; ++i)
+    if (!valid_multiplier(multiplier[i]) || !valid_shift(shift[i])) return false;
+  return true;
+}
+
 /// One spatial axis of a sliding window (conv or pool). With the effective kernel extent
 /// E = dilation*(kernel-1)+1, the bottom/right padding is implied by the output size:
 /// pad_after = (out-1)*stride + E - in - pad_before. The axis is consistent when every size is
