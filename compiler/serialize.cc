@@ -11,7 +11,7 @@
 namespace ember::compiler {
 namespace fb = ember::schema;
 
-inline constexpr uint32_t kSchemaVersion = 1;
+inline constexpr uint32_t kSchemaVersion = 2;
 
 namespace {
 

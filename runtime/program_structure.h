@@ -18,6 +18,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/span.h"
 
@@ -26,7 +27,9 @@ namespace ember::rt::internal {
 /// Whether the 4 bytes after the root offset are the identifier "EMB1" (`file` holds at least
 /// 8 bytes). The same test as flatbuffers::BufferHasIdentifier, without pulling in strncmp.
 inline bool has_program_identifier(const uint8_t* file) {
-  return file[4] == 'E' && file[5] == 'M' && file[6] == 'B' && file[7] == '1';
+  uint32_t id;  // one comparison; memcpy, as the file may sit at any address here
+  memcpy(&id, file + 4, sizeof id);
+  return id == ('E' | 'M' << 8 | 'B' << 16 | uint32_t{'1'} << 24);  // little-endian (program_verifier.cc)
 }
 
 /// Whether `file` is a structurally sound Program flatbuffer: identifier "EMB1", size below

@@ -10,6 +10,7 @@
 
 #include <utility>
 
+#include "runtime/program_verifier.h"
 #include "runtime/test_util.h"
 
 namespace ember::rt {
@@ -65,7 +66,7 @@ TEST(ProgramTest, FailedLoadLeavesProgramEmpty) {
   Program p;
   ASSERT_EQ(load(good, &p), Status::Ok);
   ProgramSpec s = valid_spec();
-  s.version = 2;
+  s.version = kSchemaVersion + 1;
   EXPECT_EQ(load(build(s), &p), Status::BadIdentity);
   EXPECT_FALSE(p.loaded());
   EXPECT_EQ(p.num_ops(), 0u);
@@ -309,7 +310,10 @@ TEST(ProgramTest, BadQuantization) {
     return load(s);
   };
   EXPECT_EQ(with({0.25f}, {-128}), Status::Ok);
-  EXPECT_EQ(with({0.25f, 0.5f, 1.f, 2.f}, {0, 0, 0, 0}, 1), Status::Ok);  // per channel
+  EXPECT_EQ(with({0.25f}, {}), Status::Ok);  // zero point 0
+  // Per channel: programs quantize per tensor (the ops' multipliers hold per-channel scales).
+  EXPECT_EQ(with({0.25f, 0.5f, 1.f, 2.f}, {0, 0, 0, 0}, 1), Status::BadQuantization);
+  EXPECT_EQ(with({0.25f}, {0}, 0), Status::BadQuantization);
   EXPECT_EQ(with({}, {}), Status::BadQuantization);
   EXPECT_EQ(with({0.f}, {0}), Status::BadQuantization);
   EXPECT_EQ(with({-1.f}, {0}), Status::BadQuantization);
@@ -382,6 +386,34 @@ TEST(ProgramTest, PeakOpOutOfRange) {
   EXPECT_EQ(load(s), Status::BadIndex);
   s.peak_op = 1;
   EXPECT_EQ(load(s), Status::Ok);
+}
+
+
+// The in-place distance in closed form against its definition: the largest need over every
+// output pixel (not only the few per column the closed form evaluates), with padding of both
+// signs (a bottom-up op's implied bottom padding may be negative) and blocks of 1 to 4 pixels.
+TEST(ProgramTest, RowStreamNeedMatchesEveryPixel) {
+  uint32_t state = 12345;
+  auto next = [&](uint32_t lo, uint32_t hi) {
+    state ^= state << 13, state ^= state >> 17, state ^= state << 5;
+    return lo + state % (hi - lo + 1);
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t width = next(1, 20), height = next(1, 50), block = next(1, 4);
+    const int64_t stride = next(1, 5), pad = static_cast<int64_t>(next(0, 40)) - 20;
+    const uint32_t in_h = next(1, 60), in_row = next(1, 90), pixel = next(1, 90);
+    uint32_t want = 0;
+    for (uint32_t q = 0; q < width * height; ++q) {
+      const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
+      int64_t first = int64_t{back / width} * stride - pad;
+      first = first < 0 ? 0 : first > in_h ? in_h : first;
+      const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
+      if (end > start && end - start > want) want = end - start;
+    }
+    ASSERT_EQ(internal::row_stream_need(width, height, block, stride, pad, in_h, in_row, pixel), want)
+        << "width " << width << " height " << height << " block " << block << " stride " << stride << " pad "
+        << pad << " in_h " << in_h << " in_row " << in_row << " pixel " << pixel;
+  }
 }
 
 }  // namespace

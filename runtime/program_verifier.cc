@@ -71,43 +71,23 @@ Status check_header(Span<const uint8_t> file) {
 // unsigned comparison does it.
 bool valid_scale_bits(uint32_t bits) { return bits - 1u < 0x7F7FFFFFu; }
 
+// Per tensor only (schema version 2): a program's per-channel scales are folded into its ops'
+// multipliers and shifts, and the runtime reads one scale and zero point (input_info).
 Status check_quantization(uint32_t index, const fbs::Tensor& t) {
   const fbs::Quantization* q = t.quant();
   if (q == nullptr) return Status::Ok;
-  const uint32_t n = count(q->scale());
-  const uint32_t rank = t.shape()->size();
-  EMBER_CHECK_OR_RETURN(n >= 1, Status::BadQuantization, "tensor %" PRIu32 ": no scale", index);
-  const int32_t axis = q->axis();
-  EMBER_CHECK_OR_RETURN(axis == -1 || (axis >= 0 && static_cast<uint32_t>(axis) < rank),
-                        Status::BadQuantization, "tensor %" PRIu32 ": axis %" PRId32, index,
-                        axis);
-  if (n > 1) {
-    EMBER_CHECK_OR_RETURN(axis >= 0 && t.shape()->Get(static_cast<uint32_t>(axis)) ==
-                                           static_cast<int32_t>(n),
-                          Status::BadQuantization,
-                          "tensor %" PRIu32 ": %" PRIu32 " scales do not match axis %" PRId32,
-                          index, n, axis);
-  }
-  const uint8_t* scale_bytes = q->scale()->Data();
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t bits = flatbuffers::ReadScalar<uint32_t>(scale_bytes + 4 * i);
-    EMBER_CHECK_OR_RETURN(valid_scale_bits(bits), Status::BadQuantization,
-                          "tensor %" PRIu32 ": scale %" PRIu32 " not positive and finite",
-                          index, i);
-  }
   const flatbuffers::Vector<int32_t>* zero_points = q->zero_point();
   const uint32_t nz = count(zero_points);
-  EMBER_CHECK_OR_RETURN(nz == 0 || nz == n, Status::BadQuantization,
-                        "tensor %" PRIu32 ": %" PRIu32 " zero points for %" PRIu32 " scales",
-                        index, nz, n);
-  if (t.dtype() == fbs::DType::Int8) {
-    for (uint32_t i = 0; i < nz; ++i) {
-      const int32_t zp = zero_points->Get(i);
-      EMBER_CHECK_OR_RETURN(zp >= -128 && zp <= 127, Status::BadQuantization,
-                            "tensor %" PRIu32 ": zero point %" PRId32 " outside int8", index,
-                            zp);
-    }
-  }
+  EMBER_CHECK_OR_RETURN(count(q->scale()) == 1 && nz <= 1 && q->axis() == -1,
+                        Status::BadQuantization,
+                        "tensor %" PRIu32 ": not one scale and at most one zero point, axis -1", index);
+  EMBER_CHECK_OR_RETURN(valid_scale_bits(flatbuffers::ReadScalar<uint32_t>(q->scale()->Data())),
+                        Status::BadQuantization, "tensor %" PRIu32 ": scale not positive and finite",
+                        index);
+  const int32_t zp = nz ? zero_points->Get(0) : 0;
+  EMBER_CHECK_OR_RETURN(t.dtype() != fbs::DType::Int8 || (zp >= -128 && zp <= 127),
+                        Status::BadQuantization, "tensor %" PRIu32 ": zero point %" PRId32 " outside int8",
+                        index, zp);
   return Status::Ok;
 }
 
@@ -268,11 +248,11 @@ Status check_io(const flatbuffers::Vector<int32_t>& list, const Tensors& ts,
   return Status::Ok;
 }
 
-// Whether the arena bytes of tensors a and b (verified, non-views) intersect.
+// Whether the bytes of arena tensors a and b (verified, non-views) intersect. Both callers pass
+// arena tensors only: op outputs and program inputs are (check_op, check_io), and so is the
+// source of an arena view (check_view).
 bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
-  if (a.storage() != fbs::Storage::Arena || b.storage() != fbs::Storage::Arena ||
-      a.region() != b.region())
-    return false;
+  if (a.region() != b.region()) return false;
   const uint32_t na = tensor_bytes(a), nb = tensor_bytes(b);
   if (na == 0 || nb == 0) return false;
   // offset + bytes fits in 32 bits (check_tensor).
@@ -332,6 +312,54 @@ const fbs::Tensor* overlapping_input(const Tensors& ts, const fbs::Op& op, const
   return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
 }
 
+// The smallest r in [0, height] with r * stride > t (height if none), for row_stream_need: by
+// bisection, as a 64-bit division would link the C library's. |t| < 2^63 - 2^33 (its callers).
+EMBER_NOINLINE uint32_t first_row_above(uint32_t height, uint32_t stride, int64_t t) {
+  uint32_t a = 0, b = height;
+  while (a < b) {
+    const uint32_t mid = a + (b - a) / 2;
+    if (static_cast<int64_t>(uint64_t{mid} * stride) > t) b = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+// row_stream_need (program_verifier.h), inlined into its one caller here.
+EMBER_ALWAYS_INLINE uint32_t stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride, int64_t pad,
+                                                         uint32_t in_h, uint32_t in_row, uint32_t pixel) {
+  // Output pixel q = y * width + x needs (q + 1) * pixel - first * in_row, where first is the
+  // first input row read by the row of pixel q - block + 1 (0 before pixel 0). Within a row
+  // first is fixed, so its last pixel needs the most; its first block - 1 pixels may finish a
+  // block that began in the row above. So per row: pixels 0 .. block - 2 and the last one.
+  // Down such a column x that row is r(y) = max(0, y - b), b = ceil((block - 1 - x) / width)
+  // (0 for x >= block - 1), and first = clamp(r * stride - pad, 0, in_h): constant, then rising
+  // by stride per row, then constant. The need is affine in y on each of those pieces, so its
+  // maximum lies at an end of one. It rises by width * pixel per row where first is constant,
+  // so of those ends only the last row before first leaves 0, the first row where first is
+  // in_h, and height - 1 can hold the maximum, and of the rising piece its first row.
+  // ProgramTest.RowStreamNeedMatchesEveryPixel checks this against every pixel.
+  //
+  // In rows r: first > 0 from r_lo on, first == in_h from r_hi on (height if later).
+  const uint32_t r_lo = first_row_above(height, stride, pad);
+  const uint32_t r_hi = first_row_above(height, stride, pad + in_h - 1);
+  uint32_t need = 0;
+  for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
+    const uint32_t b = x + 1 >= block ? 0 : (width + block - 2 - x) / width;
+    // Unsigned: r_lo + b - 1 wraps past height when both are 0, and is skipped.
+    const uint32_t ends[] = {b, r_lo + b - 1, r_lo + b, r_hi + b, height - 1};
+    for (uint32_t y : ends) {
+      if (y >= height) continue;
+      const uint32_t q = y * width + x;  // < the output's elements
+      const uint32_t r = (q + 1 >= block ? q + 1 - block : 0) / width;
+      // Between r_lo and r_hi, r * stride - pad lies in (0, in_h): exact in 32 bits.
+      const uint32_t first = r < r_lo ? 0 : r >= r_hi ? in_h : r * stride - static_cast<uint32_t>(pad);
+      const uint32_t end = (q + 1) * pixel, start = first * in_row;
+      if (end > start && end - start > need) need = end - start;
+    }
+  }
+  return need;
+}
+
 int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint32_t* delta,
                        bool* above) {
   *delta = 0;
@@ -381,20 +409,7 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
     if (fs == nullptr || fs->size() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
     pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->Get(1) - 1) + 1 - in_h - pad;
   }
-  uint32_t need = 0;
-  // Within a row the first input row read is fixed, so its last pixel needs the most; its first
-  // block - 1 pixels may finish a block that began in the row above. So per row: pixels
-  // 0 .. block - 2 and the last one.
-  for (uint32_t y = 0; y < height && width > 0; ++y) {
-    for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
-      const uint32_t q = y * width + x;  // < the output's elements
-      const uint32_t back = q + 1 >= block ? q + 1 - block : 0;
-      int64_t first = int64_t{back / width} * stride - pad;
-      first = first < 0 ? 0 : first > in_h ? in_h : first;
-      const uint32_t end = (q + 1) * pixel, start = static_cast<uint32_t>(first) * in_row;
-      if (end > start && end - start > need) need = end - start;
-    }
-  }
+  uint32_t need = stream_need(width, height, block, static_cast<uint32_t>(stride), pad, in_h, in_row, pixel);
   if (*above) {  // end-to-end distance -> start-to-start distance, never below 0
     const int64_t rise = int64_t{need} + int64_t{in_h} * in_row - int64_t{height} * width * pixel;
     need = rise > 0 ? static_cast<uint32_t>(rise) : 0;  // <= the input's bytes
@@ -536,6 +551,11 @@ Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
 }
 
 }  // namespace
+
+uint32_t row_stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride, int64_t pad,
+                         uint32_t in_h, uint32_t in_row, uint32_t pixel) {
+  return stream_need(width, height, block, stride, pad, in_h, in_row, pixel);
+}
 
 uint32_t tensor_bytes(const schema::Tensor& tensor) {
   uint32_t bytes = dtype_bytes(static_cast<DType>(tensor.dtype()));

@@ -54,7 +54,7 @@ struct OpSpec {
 };
 
 struct ProgramSpec {
-  uint32_t version = 1;
+  uint32_t version = kSchemaVersion;
   std::vector<TensorSpec> tensors;
   bool has_tensors = true;
   std::vector<OpSpec> ops;
