@@ -17,6 +17,7 @@
 
 #include "kernels/arm/fold.h"
 #include "kernels/arm/operands.h"
+#include "kernels/arm/pool_window.h"
 #include "kernels/arm/primitives_scalar.h"
 #include "kernels/portable/conv2d_s8.h"
 
@@ -103,19 +104,12 @@ __attribute__((noinline)) void gather_row_edge(const Conv2dShape& s, const Conv2
   }
 }
 
-// One im2col row: the window of output pixel (n, y, x), KH x KW x C bytes.
-void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int8_t* input,
-            int32_t n, int32_t y, int32_t x, int8_t* row) {
+// One im2col row at the border: the window of output pixel (n, y, x), KH x KW x C bytes, with
+// input_zp where it leaves the input. Out of im2col_run's loop, which copies interior windows.
+__attribute__((noinline)) void gather_border(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
+                                             const int8_t* input, int32_t n, int32_t y, int32_t x, int8_t* row) {
   const int32_t c = s.in_c;
   const int32_t iy0 = y * g.stride_h - g.pad_top, ix0 = x * g.stride_w - g.pad_left;
-  if (g.dilation_w == 1 && iy0 >= 0 && iy0 + (s.filter_h - 1) * g.dilation_h < s.in_h && ix0 >= 0 &&
-      ix0 + s.filter_w <= s.in_w) {  // inside the input: one run per window row, no checks
-    const size_t run = static_cast<size_t>(s.filter_w) * c, step = static_cast<size_t>(g.dilation_h) * s.in_w * c;
-    const int8_t* src = input + ((static_cast<size_t>(n) * s.in_h + iy0) * s.in_w + ix0) * c;
-    for (int32_t ky = 0; ky < s.filter_h; ++ky, row += run, src += step)
-      im2col_copy_s8(row, src, static_cast<int32_t>(run));
-    return;
-  }
   for (int32_t ky = 0; ky < s.filter_h; ++ky) {
     const int32_t iy = iy0 + ky * g.dilation_h;
     int8_t* dst = row + static_cast<size_t>(ky) * s.filter_w * c;
@@ -131,7 +125,10 @@ void gather(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad, const int
   }
 }
 
-// Pixels [begin, end) in row-major order, gathered and multiplied a block at a time.
+// Pixels [begin, end) in row-major order, gathered and multiplied a block at a time. A window
+// inside the input is filter_h runs of filter_w * C bytes: per output row, the rows inside and
+// the columns [x_lo, x_hi) whose windows are are found once, and such a pixel's runs start
+// xstep bytes after its left neighbour's.
 void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geometry, int8_t pad,
                 const int8_t* input, int8_t* scratch, int8_t* output, int32_t begin, int32_t end) {
   // Copies: the gathers' stores (on MVE an asm with a memory clobber) would make GCC reload every
@@ -140,13 +137,33 @@ void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geo
   const Conv2dGeometry g = geometry;
   const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
   m.lhs = scratch, m.lhs_stride = m.depth;
+  const int32_t run = s.filter_w * s.in_c, xstep = g.stride_w * s.in_c;
+  const size_t step = static_cast<size_t>(g.dilation_h) * s.in_w * s.in_c;
+  int32_t x_lo = 0, x_hi = 0;  // none inside with dilation_w > 1: the border path copies each tap
+  if (g.dilation_w == 1) interior_x(s, g, &x_lo, &x_hi);
   int32_t filled = 0, first = begin;
   int32_t x = begin % s.out_w, y = (begin / s.out_w) % s.out_h, n = begin / (s.out_w * s.out_h);
+  int32_t lo = 0, hi = 0;  // this output row's interior columns (none if its rows leave the input)
+  ptrdiff_t off0 = 0;      // the input offset where column 0's window would start (may be < 0)
+  auto start_row = [&] {
+    const int32_t iy0 = y * g.stride_h - g.pad_top;
+    const bool inside = iy0 >= 0 && iy0 + (s.filter_h - 1) * g.dilation_h < s.in_h;
+    lo = inside ? x_lo : 0, hi = inside ? x_hi : 0;
+    off0 = ((static_cast<ptrdiff_t>(n) * s.in_h + iy0) * s.in_w - g.pad_left) * s.in_c;
+  };
+  start_row();
   for (int32_t p = begin; p < end; ++p) {
-    gather(s, g, pad, input, n, y, x, scratch + static_cast<size_t>(filled) * m.depth);
+    int8_t* row = scratch + static_cast<size_t>(filled) * m.depth;
+    if (x >= lo && x < hi) {
+      const int8_t* src = input + (off0 + static_cast<ptrdiff_t>(x) * xstep);
+      for (int32_t ky = 0; ky < s.filter_h; ++ky, row += run, src += step) im2col_copy_s8(row, src, run);
+    } else {
+      gather_border(s, g, pad, input, n, y, x, row);
+    }
     if (++x == s.out_w) {
       x = 0;
       if (++y == s.out_h) y = 0, ++n;
+      start_row();
     }
     if (++filled == block || p == end - 1) {
       m.rows = filled;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/arm/pool_window.h"
 #include "kernels/arm/tier.h"
 #include "kernels/portable/conv_common.h"
 #include "runtime/op_context.h"
@@ -56,16 +57,6 @@ int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n);
 /// (compiler/passes/pack_weights.cc). The scalar and DSP kernels take any filter.
 inline bool depthwise_conv2d_s8_takes_filter(const int8_t* filter, size_t n, Tier tier) {
   return tier != Tier::Mve || depthwise_conv2d_s8_min_weight(filter, n) != -128;
-}
-
-/// Output column range [x0, x1) whose windows lie wholly inside the input along x.
-inline void depthwise_interior_x(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* x0, int32_t* x1) {
-  const int32_t extent = g.dilation_w * (s.filter_w - 1) + 1;
-  int32_t lo = (g.pad_left + g.stride_w - 1) / g.stride_w;
-  int32_t hi = s.in_w + g.pad_left - extent < 0 ? 0 : (s.in_w + g.pad_left - extent) / g.stride_w + 1;
-  if (hi > s.out_w) hi = s.out_w;
-  if (lo > hi) lo = hi;
-  *x0 = lo, *x1 = hi;
 }
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& ctx);

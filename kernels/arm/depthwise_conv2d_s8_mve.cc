@@ -475,7 +475,7 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
       const int32_t iy0 = y * geo.stride_h - geo.pad_top;
       const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
       int32_t x0 = 0, x1 = 0;
-      if (rows_inside) depthwise_interior_x(s, geo, &x0, &x1);
+      if (rows_inside) interior_x(s, geo, &x0, &x1);
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c + k.c0;
       int32_t x = 0;
       for (; x < x0; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
@@ -610,7 +610,7 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
         continue;
       }
       int32_t x0 = 0, x1 = 0;
-      depthwise_interior_x(s, geo, &x0, &x1);
+      interior_x(s, geo, &x0, &x1);
       for (int32_t x = 0; x < x0; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
       const int32_t pairs = (x1 - x0) / 2;
       const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * kp.row +
@@ -675,7 +675,7 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   strip_size(s, d.geometry, s.out_w, &sw, &sh);
   // Only maps with padding gain: without it there are no border pixels.
   int32_t x0 = 0, x1 = 0;
-  depthwise_interior_x(s, d.geometry, &x0, &x1);
+  interior_x(s, d.geometry, &x0, &x1);
   const bool padded = d.geometry.pad_top > 0 || x0 > 0 || x1 < s.out_w ||
                       (s.out_h - 1) * d.geometry.stride_h - d.geometry.pad_top + sh > s.in_h;
   const bool use_strip = padded && strip_fits(sw, sh);

@@ -245,7 +245,7 @@ void row(const DepthwiseS8& d, const Layer& l, const Tap* interior_taps, int32_t
   valid_taps(iy0, s.filter_h, g.dilation_h, s.in_h, &ky0, &ky1);
   const bool rows_inside = ky0 == 0 && ky1 == s.filter_h;
   int32_t x0 = 0, x1 = 0;
-  if (rows_inside) depthwise_interior_x(s, g, &x0, &x1);
+  if (rows_inside) interior_x(s, g, &x0, &x1);
   const bool listed = s.filter_h * s.filter_w <= kMaxListedTaps;
   const int8_t* in_img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn;
   int8_t* out_row = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * s.out_c;

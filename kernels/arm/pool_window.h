@@ -1,16 +1,29 @@
-//===- pool_window.h - Pooling windows clipped to the input ----*- C++ -*-===//
+//===- pool_window.h - Sliding windows clipped to the input ----*- C++ -*-===//
 //
 // The optimized pools (max_pool2d_s8, avg_pool2d_s8) clip each output pixel's window to the
-// input once, so their tier loops see only taps inside it: a rectangle of ny x nx pixels.
+// input once, so their tier loops see only taps inside it: a rectangle of ny x nx pixels. The
+// convolutions find the output columns whose windows need no clipping (interior_x).
 
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/portable/conv_common.h"
 #include "kernels/portable/pool_common.h"
 
 namespace ember::kernels::arm {
+
+/// Output column range [x0, x1) whose windows lie wholly inside the input along x (conv,
+/// depthwise).
+inline void interior_x(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* x0, int32_t* x1) {
+  const int32_t extent = g.dilation_w * (s.filter_w - 1) + 1;
+  int32_t lo = (g.pad_left + g.stride_w - 1) / g.stride_w;
+  int32_t hi = s.in_w + g.pad_left - extent < 0 ? 0 : (s.in_w + g.pad_left - extent) / g.stride_w + 1;
+  if (hi > s.out_w) hi = s.out_w;
+  if (lo > hi) lo = hi;
+  *x0 = lo, *x1 = hi;
+}
 
 /// The taps of a window starting at `start` that land in [0, in): the first one's index and
 /// how many.
