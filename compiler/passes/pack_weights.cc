@@ -5,8 +5,8 @@
 //   - input 5, the folded bias: bias - input_zp * sum(filter row) per output channel
 //     (kernels/arm/fold.h; the kernel's load-time check recomputes and compares it);
 //   - for conv2d_s8 on its im2col path, output 1, a scratch tensor of
-//     conv2d_s8_scratch_bytes(shape, geometry, tier) bytes, which the memory planner places
-//     like any buffer live during that op only.
+//     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
+//     places like any buffer live during that op only (least: for RAM-bound plans).
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
 // path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
 // -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so
@@ -120,7 +120,10 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       case kernels::arm::Conv2dPath::Pointwise: op.kernel_reason = tier_word + " kernel (pointwise)"; break;
       case kernels::arm::Conv2dPath::Im2col: op.kernel_reason = tier_word + " kernel (im2col)"; break;
     }
-    const size_t scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier);
+    // A RAM-bound plan (smallest, or any plan under a RAM budget, which may escalate to it)
+    // takes the least im2col scratch; the others the fastest blocks (kernels/arm/mat_mult_s8.h).
+    const bool least = target.memory.mode == PlanMode::Smallest || target.memory.ram_budget > 0;
+    const size_t scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier, least);
     if (scratch == 0) continue;
     Tensor t;
     t.name = name + "_scratch";

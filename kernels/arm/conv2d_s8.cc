@@ -130,12 +130,11 @@ __attribute__((noinline)) void gather_border(const Conv2dShape& s, const Conv2dG
 // the columns [x_lo, x_hi) whose windows are are found once, and such a pixel's runs start
 // xstep bytes after its left neighbour's.
 void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geometry, int8_t pad,
-                const int8_t* input, int8_t* scratch, int8_t* output, int32_t begin, int32_t end) {
+                const int8_t* input, int8_t* scratch, int32_t block, int8_t* output, int32_t begin, int32_t end) {
   // Copies: the gathers' stores (on MVE an asm with a memory clobber) would make GCC reload every
   // field of the referenced structs for each window row.
   const Conv2dShape s = shape;
   const Conv2dGeometry g = geometry;
-  const int32_t block = mat_mult_s8_block_rows(kBuiltTier);
   m.lhs = scratch, m.lhs_stride = m.depth;
   const int32_t run = s.filter_w * s.in_c, xstep = g.stride_w * s.in_c;
   const size_t step = static_cast<size_t>(g.dilation_h) * s.in_w * s.in_c;
@@ -174,15 +173,16 @@ void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geo
   }
 }
 
+// `block`: the pixels the scratch holds, at least mat_mult_s8_min_block_rows (run_conv2d_s8).
 void im2col(const MatMultS8& m, const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
-            const int8_t* input, int8_t* scratch, int8_t* output, bool bottom_up) {
+            const int8_t* input, int8_t* scratch, int32_t block, int8_t* output, bool bottom_up) {
   const int32_t rows = s.batches * s.out_h;
   if (!bottom_up) {
-    im2col_run(m, s, g, pad, input, scratch, output, 0, rows * s.out_w);
+    im2col_run(m, s, g, pad, input, scratch, block, output, 0, rows * s.out_w);
     return;
   }
   for (int32_t row = rows - 1; row >= 0; --row)  // one output row at a time, last first
-    im2col_run(m, s, g, pad, input, scratch, output, row * s.out_w, (row + 1) * s.out_w);
+    im2col_run(m, s, g, pad, input, scratch, block, output, row * s.out_w, (row + 1) * s.out_w);
 }
 
 }  // namespace
@@ -207,15 +207,18 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
   const Conv2dGeometry g = conv_geometry_from(c.ints);
   const QuantS8 q{c.ints[6], c.ints[7], c.ints[8], c.ints[9]};
   const Conv2dPath path = conv2d_s8_path(s, g);
-  const size_t need = conv2d_s8_scratch_bytes(s, g, kBuiltTier);
-  if (path == Conv2dPath::Portable || !has_folded_bias(c) || scratch_bytes_given(c) < need)
+  const size_t given = scratch_bytes_given(c);
+  if (path == Conv2dPath::Portable || !has_folded_bias(c) || given < conv2d_s8_scratch_bytes(s, g, kBuiltTier, true))
     return kernels::run_conv2d_s8(c);
   const MatMultS8 m = base_args(c, s, q);
-  if (path == Conv2dPath::Pointwise)
+  if (path == Conv2dPath::Pointwise) {
     pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
-  else
-    im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(),
-           c.out(kScratch).as<int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
+  } else {
+    // As many pixels as the scratch holds, up to the tier's most (given >= one row: checked).
+    const size_t rows = given / static_cast<size_t>(m.depth), most = mat_mult_s8_block_rows(kBuiltTier);
+    im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(), c.out(kScratch).as<int8_t>(),
+           static_cast<int32_t>(rows < most ? rows : most), c.out(0).as<int8_t>(), c.rows_bottom_up);
+  }
   return Status::Ok;
 }
 

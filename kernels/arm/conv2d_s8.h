@@ -4,10 +4,10 @@
 // Shape dispatch, as CMSIS-NN's arm_convolve_wrapper_s8:
 //   pointwise  1x1 filter, no padding, groups 1: the input pixels are the matrix rows (row
 //              stride = stride_w * C_in), no copy;
-//   im2col     any other ungrouped conv, 1xN and Nx1 included: a block of
-//              mat_mult_s8_block_rows(tier) output pixels at a time is gathered into the scratch
-//              as rows of KH*KW*C_in bytes (padding filled with input_zp, which the folded bias
-//              cancels), then multiplied;
+//   im2col     any other ungrouped conv, 1xN and Nx1 included: a block of output pixels (as
+//              many as the scratch holds, mat_mult_s8_{min_,}block_rows(tier)) at a time is
+//              gathered into the scratch as rows of KH*KW*C_in bytes (padding filled with
+//              input_zp, which the folded bias cancels), then multiplied;
 //   portable   grouped convs, or an op without the folded bias or with too little scratch.
 // Operands: the portable ones, plus input 5 (folded bias, int32[O]) and output 1 (scratch,
 // int8[conv2d_s8_scratch_bytes(...)]), see kernels/arm/operands.h.
@@ -35,11 +35,14 @@ inline Conv2dPath conv2d_s8_path(const Conv2dShape& s, const Conv2dGeometry& g) 
   return Conv2dPath::Im2col;
 }
 
-/// Scratch bytes the conv needs on `tier` (0: none). Host-callable: the compiler sizes the
-/// scratch operand with it for the target's tier.
-inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier) {
+/// Scratch bytes the conv takes on `tier` (0: none): for its fastest blocks, or with `least`
+/// the least it runs with (less runs the portable kernel). Host-callable: the compiler sizes
+/// the scratch operand with it for the target's tier.
+inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier,
+                                      bool least = false) {
   if (tier == Tier::Portable || conv2d_s8_path(s, g) != Conv2dPath::Im2col) return 0;
-  return static_cast<size_t>(mat_mult_s8_block_rows(tier)) * s.filter_h * s.filter_w * s.in_c;
+  const int32_t rows = least ? mat_mult_s8_min_block_rows(tier) : mat_mult_s8_block_rows(tier);
+  return static_cast<size_t>(rows) * s.filter_h * s.filter_w * s.in_c;
 }
 
 /// The portable check, plus the added operands: the folded bias must equal the fold of the

@@ -2,7 +2,8 @@
 //
 // Pointwise (1x1, strides 1 and 2), 1xN and Nx1 (keyword spotting's 10x4), 3x3 and 5x5 with
 // padding on every side, dilation 2, odd channel counts, batches of 2, and a grouped conv (the
-// portable fallback); each through the built tier's check and run.
+// portable fallback); each through the built tier's check and run, im2col with a scratch of
+// any size the kernel takes.
 
 #include "kernels/arm/conv2d_s8.h"
 
@@ -16,7 +17,7 @@ namespace ember::kernels::arm::testing {
 namespace {
 
 constexpr int32_t kMaxIn = 2 * 12 * 12 * 40, kMaxFilter = 24000, kMaxOut = 2 * 12 * 12 * 40;
-constexpr int32_t kMaxScratch = 4 * 10 * 5 * 40, kMaxC = 48;
+constexpr int32_t kMaxScratch = 12 * 10 * 5 * 40, kMaxC = 48;  // mat_mult_s8_block_rows(Mve) rows
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int8_t g_scratch[kMaxScratch + 16];
 int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
@@ -80,7 +81,11 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t in_dims[4] = {s.batches, s.in_h, s.in_w, s.in_c};
     const int32_t f_dims[4] = {s.out_c, s.filter_h, s.filter_w, s.filter_c};
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
-    const int32_t scratch_n = static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
+    // Any scratch from the least the kernel takes to its fastest blocks' (compiled programs
+    // hold one or the other): the blocks are as many pixels as fit.
+    const uint32_t least = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier, true));
+    const uint32_t most = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
+    const int32_t scratch_n = static_cast<int32_t>(least + r.next() % (most - least + 1));
     const int32_t scratch_dims[1] = {scratch_n > 0 ? scratch_n : 1};
     rt::TensorView ins[6];
     conv_inputs(ins, g_in, in_dims, g_filter, f_dims, no_bias ? nullptr : g_bias, g_mult, g_shift, g_folded, s.out_c);

@@ -100,10 +100,15 @@ inline void check_conv_case(Outcome& o, int32_t index, const rt::OpContext& ctx,
     ++o.rejected;
     bad = true;
   } else {
+    // A scratch output (its buffer 16 bytes longer) must not be overrun either.
+    int8_t* scratch = ctx.num_outputs > 1 ? ctx.out(1).as<int8_t>() : nullptr;
+    const int32_t scratch_bytes = scratch != nullptr ? ctx.out(1).dims[0] : 0;
+    for (int32_t j = 0; j < 16 && scratch != nullptr; ++j) scratch[scratch_bytes + j] = 0x55;
     run(ctx);
     const int8_t* got = ctx.out(0).as<const int8_t>();
     for (int32_t j = 0; j < out_bytes; ++j) bad |= got[j] != want[j];
     for (int32_t j = out_bytes; j < out_bytes + 16; ++j) bad |= got[j] != 0x55;  // no overrun
+    for (int32_t j = 0; j < 16 && scratch != nullptr; ++j) bad |= scratch[scratch_bytes + j] != 0x55;
     if (optimized) ++o.optimized;
     if (ctx.in(0).dims[0] == 1) bad |= !in_place_matches(ctx, rs, run, arena, in_bytes, out_bytes, want);
   }
