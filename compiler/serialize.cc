@@ -6,12 +6,12 @@
 #include <map>
 #include <set>
 
+#include "runtime/program.h"
 #include "schema/program_generated.h"
 
 namespace ember::compiler {
 namespace fb = ember::schema;
-
-inline constexpr uint32_t kSchemaVersion = 2;
+using rt::kSchemaVersion;  // the runtime's: one constant for writer and reader
 
 namespace {
 

@@ -3,7 +3,8 @@ cortex-m55 and for the host target) and the crafted malformed files of tests/tes
 
     python3 fuzz/make_seeds.py build/fuzz/seeds
 
-Existing files are kept, so a second run costs nothing.
+Existing files are kept, so a second run costs nothing, unless they were written for another
+schema version.
 """
 
 from __future__ import annotations
@@ -53,9 +54,16 @@ def main(out: Path) -> None:
     import torch
 
     import ember
+    from ember import _ember
     from ember.models import MLPERF_TINY, ZOO
 
     out.mkdir(parents=True, exist_ok=True)
+    # Seeds kept from before a schema version bump would all stop at the version check: if a
+    # stored zoo seed has another version, every seed is written again.
+    reference = out / "zoo-digits-host.emb"
+    if reference.exists() and ember.Program(reference.read_bytes()).inspect()["version"] != _ember.SCHEMA_VERSION:
+        for seed in out.glob("*.emb"):
+            seed.unlink()
     for name in sorted(set(MLPERF_TINY) | {"digits"}):
         for target in ("cortex-m55", "host"):
             path = out / f"zoo-{name}-{target}.emb"

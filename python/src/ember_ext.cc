@@ -117,6 +117,7 @@ std::string status_name(rt::Status s) {
 
 NB_MODULE(_ember, m) {
   m.doc() = "Ember compiler and host runtime";
+  m.attr("SCHEMA_VERSION") = ember::rt::kSchemaVersion;  // what the compiler writes and the runtime reads
 
   nb::class_<PyGraph>(m, "Graph")
       .def(nb::init<>())
