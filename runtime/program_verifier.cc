@@ -325,8 +325,8 @@ EMBER_NOINLINE uint32_t first_row_above(uint32_t height, uint32_t stride, int64_
 }
 
 // row_stream_need (program_verifier.h), inlined into its one caller here.
-EMBER_ALWAYS_INLINE uint32_t stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride, int64_t pad,
-                                                         uint32_t in_h, uint32_t in_row, uint32_t pixel) {
+EMBER_ALWAYS_INLINE uint32_t stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride,
+                                         int64_t pad, uint32_t in_h, uint32_t in_row, uint32_t pixel) {
   // Output pixel q = y * width + x needs (q + 1) * pixel - first * in_row, where first is the
   // first input row read by the row of pixel q - block + 1 (0 before pixel 0). Within a row
   // first is fixed, so its last pixel needs the most; its first block - 1 pixels may finish a
