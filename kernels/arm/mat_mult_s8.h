@@ -34,12 +34,12 @@ struct MatMultS8 {
 
 /// Rows an im2col convolution gathers into scratch per mat_mult_s8 call: as many as its
 /// scratch holds, from the least to the most of these. MVE: two to four of its three-row
-/// register blocks. More rows spread each call's and column group's fixed cost (12 rows
-/// against 6: ic -4.7%, kws and vww -1.3% instructions on the cortex-m55), but the scratch is
-/// at ic's peak (864 B more), so the compiler gives RAM-bound plans the least
-/// (compiler/passes/pack_weights.cc). Scalar and DSP take 2 rows per step, and 4 per call share
-/// the columns' requantization constants and the call's set-up.
-inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 12 : 4; }
+/// register blocks; scalar and DSP: two to four of their two-row steps. More rows spread each
+/// call's set-up and each column's requantization constants (12 rows against 6 on the
+/// cortex-m55: ic -4.7%, kws and vww -1.3% instructions; 8 against 4 on the cortex-m4: ic
+/// -1.6%, kws and vww -0.5%), but the scratch is at ic's peak (864 and 576 B more), so the
+/// compiler gives RAM-bound plans the least (compiler/passes/pack_weights.cc).
+inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 12 : 8; }
 inline constexpr int32_t mat_mult_s8_min_block_rows(Tier tier) { return tier == Tier::Mve ? 6 : 4; }
 
 void mat_mult_s8(const MatMultS8& m);
