@@ -126,9 +126,9 @@ __attribute__((noinline)) void gather_border(const Conv2dShape& s, const Conv2dG
 }
 
 // Pixels [begin, end) in row-major order, gathered and multiplied a block at a time. A window
-// inside the input is filter_h runs of filter_w * C bytes: per output row, the rows inside and
-// the columns [x_lo, x_hi) whose windows are are found once, and such a pixel's runs start
-// xstep bytes after its left neighbour's.
+// inside the input is filter_h runs of filter_w * C bytes. Per output row, whether its window
+// rows lie inside the input is found once; the columns [x_lo, x_hi) whose windows lie inside
+// along x once per call. Such a pixel's runs start xstep bytes after its left neighbour's.
 void im2col_run(MatMultS8 m, const Conv2dShape& shape, const Conv2dGeometry& geometry, int8_t pad,
                 const int8_t* input, int8_t* scratch, int32_t block, int8_t* output, int32_t begin, int32_t end) {
   // Copies: the gathers' stores (on MVE an asm with a memory clobber) would make GCC reload every

@@ -36,7 +36,7 @@ struct MatMultS8 {
 /// scratch holds, from the least to the most of these. MVE: two to four of its three-row
 /// register blocks; scalar and DSP: two to four of their two-row steps. More rows spread each
 /// call's set-up and each column's requantization constants (12 rows against 6 on the
-/// cortex-m55: ic -4.7%, kws and vww -1.3% instructions; 8 against 4 on the cortex-m4: ic
+/// cortex-m55: ic -4.6%, kws -1.3% and vww -1.2% instructions; 8 against 4 on the cortex-m4: ic
 /// -1.6%, kws and vww -0.5%), but the scratch is at ic's peak (864 and 576 B more), so the
 /// compiler gives RAM-bound plans the least (compiler/passes/pack_weights.cc).
 inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 12 : 8; }
