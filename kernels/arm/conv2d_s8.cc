@@ -207,16 +207,27 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
   const Conv2dGeometry g = conv_geometry_from(c.ints);
   const QuantS8 q{c.ints[6], c.ints[7], c.ints[8], c.ints[9]};
   const Conv2dPath path = conv2d_s8_path(s, g);
-  const size_t given = scratch_bytes_given(c);
-  if (path == Conv2dPath::Portable || !has_folded_bias(c) || given < conv2d_s8_scratch_bytes(s, g, kBuiltTier, true))
-    return kernels::run_conv2d_s8(c);
-  const MatMultS8 m = base_args(c, s, q);
+  if (path == Conv2dPath::Portable || !has_folded_bias(c)) return kernels::run_conv2d_s8(c);
+  MatMultS8 m = base_args(c, s, q);
+  // The scratch: the DSP tier's packed rows first, if they fit before the least gathered rows
+  // and start at a word (a compiled program's scratch does; any other runs without them).
+  size_t given = scratch_bytes_given(c);
+  int8_t* scratch = given > 0 ? c.out(kScratch).as<int8_t>() : nullptr;
+  const size_t gathered = path == Conv2dPath::Im2col
+                              ? static_cast<size_t>(mat_mult_s8_min_block_rows(kBuiltTier)) * m.depth
+                              : 0;
+  const size_t pack = mat_mult_s8_pack_bytes(kBuiltTier, m.depth);
+  if (pack > 0 && given >= pack + gathered && reinterpret_cast<uintptr_t>(scratch) % 4 == 0) {
+    m.pack = reinterpret_cast<int32_t*>(scratch);
+    scratch += pack, given -= pack;
+  }
+  if (given < gathered) return kernels::run_conv2d_s8(c);
   if (path == Conv2dPath::Pointwise) {
     pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   } else {
     // As many pixels as the scratch holds, up to the tier's most (given >= one row: checked).
     const size_t rows = given / static_cast<size_t>(m.depth), most = mat_mult_s8_block_rows(kBuiltTier);
-    im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(), c.out(kScratch).as<int8_t>(),
+    im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(), scratch,
            static_cast<int32_t>(rows < most ? rows : most), c.out(0).as<int8_t>(), c.rows_bottom_up);
   }
   return Status::Ok;

@@ -9,6 +9,7 @@
 //              gathered into the scratch as rows of KH*KW*C_in bytes (padding filled with
 //              input_zp, which the folded bias cancels), then multiplied;
 //   portable   grouped convs, or an op without the folded bias or with too little scratch.
+// On the DSP tier both paths' products also take four packed rows from the scratch.
 // Operands: the portable ones, plus input 5 (folded bias, int32[O]) and output 1 (scratch,
 // int8[conv2d_s8_scratch_bytes(...)]), see kernels/arm/operands.h.
 
@@ -36,13 +37,19 @@ inline Conv2dPath conv2d_s8_path(const Conv2dShape& s, const Conv2dGeometry& g) 
 }
 
 /// Scratch bytes the conv takes on `tier` (0: none): for its fastest blocks, or with `least`
-/// the least it runs with (less runs the portable kernel). Host-callable: the compiler sizes
-/// the scratch operand with it for the target's tier.
+/// the least it runs with at full speed. Host-callable: the compiler sizes the scratch operand
+/// with it for the target's tier. The DSP tier's packed rows (mat_mult_s8_pack_bytes) come
+/// first, then an im2col conv's gathered rows; less than both runs without the packed rows,
+/// and an im2col conv with less than mat_mult_s8_min_block_rows rows runs the portable kernel.
 inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier,
                                       bool least = false) {
-  if (tier == Tier::Portable || conv2d_s8_path(s, g) != Conv2dPath::Im2col) return 0;
+  const Conv2dPath path = conv2d_s8_path(s, g);
+  if (tier == Tier::Portable || path == Conv2dPath::Portable) return 0;
+  const int32_t depth = s.filter_h * s.filter_w * s.in_c;
+  const size_t pack = mat_mult_s8_pack_bytes(tier, depth);
+  if (path == Conv2dPath::Pointwise) return pack;
   const int32_t rows = least ? mat_mult_s8_min_block_rows(tier) : mat_mult_s8_block_rows(tier);
-  return static_cast<size_t>(rows) * s.filter_h * s.filter_w * s.in_c;
+  return pack + static_cast<size_t>(rows) * depth;
 }
 
 /// The portable check, plus the added operands: the folded bias must equal the fold of the

@@ -17,9 +17,10 @@ namespace ember::kernels::arm::testing {
 namespace {
 
 constexpr int32_t kMaxIn = 2 * 12 * 12 * 40, kMaxFilter = 24000, kMaxOut = 2 * 12 * 12 * 40;
-constexpr int32_t kMaxScratch = 12 * 10 * 5 * 40, kMaxC = 48;  // mat_mult_s8_block_rows(Mve) rows
+// The most scratch: 12 rows (mat_mult_s8_block_rows(Mve)), or 8 rows and the DSP tier's 4 packed.
+constexpr int32_t kMaxScratch = 16 * 10 * 5 * 40, kMaxC = 48;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
-int8_t g_scratch[kMaxScratch + 16];
+alignas(16) int8_t g_scratch[kMaxScratch + 16];  // word-aligned, as planned scratch is
 int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 
@@ -57,7 +58,9 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
       }
       if (s.out_h > 12 || s.out_w > 12) continue;
       if (s.out_c * s.filter_h * s.filter_w * s.filter_c > kMaxFilter) continue;
-      if (static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, Tier::Mve)) > kMaxScratch) continue;
+      if (static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, Tier::Mve)) > kMaxScratch ||
+          static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier)) > kMaxScratch)
+        continue;
       break;
     }
     const QuantS8 q{random_zero_point(r), random_zero_point(r), 0, 0};
@@ -82,10 +85,14 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t f_dims[4] = {s.out_c, s.filter_h, s.filter_w, s.filter_c};
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
     // Any scratch from the least the kernel takes to its fastest blocks' (compiled programs
-    // hold one or the other): the blocks are as many pixels as fit.
+    // hold one or the other): the blocks are as many pixels as fit. One case in four on the
+    // DSP tier: too little for the packed rows, which the kernel then runs without.
     const uint32_t least = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier, true));
     const uint32_t most = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
-    const int32_t scratch_n = static_cast<int32_t>(least + r.next() % (most - least + 1));
+    const uint32_t pack = static_cast<uint32_t>(
+        conv2d_s8_path(s, g) == Conv2dPath::Portable ? 0 : mat_mult_s8_pack_bytes(kBuiltTier, k));
+    const int32_t scratch_n = static_cast<int32_t>(pack > 0 && r.one_in(4) ? least - pack + r.next() % pack
+                                                                           : least + r.next() % (most - least + 1));
     const int32_t scratch_dims[1] = {scratch_n > 0 ? scratch_n : 1};
     rt::TensorView ins[6];
     conv_inputs(ins, g_in, in_dims, g_filter, f_dims, no_bias ? nullptr : g_bias, g_mult, g_shift, g_folded, s.out_c);

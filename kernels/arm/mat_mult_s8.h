@@ -30,7 +30,17 @@ struct MatMultS8 {
   int32_t output_zp, act_min, act_max;
   int8_t* out;         // row r at out + r * out_stride, cols bytes each
   int32_t out_stride;
+  int32_t* pack;       // DSP tier: mat_mult_s8_pack_bytes of word-aligned scratch, or null
 };
+
+/// Scratch bytes the DSP tier's product packs four rows of `depth` into (the rows as word
+/// pairs, two int8 activations per word: mat_mult_s8_dsp.cc); 0 on the other tiers, and below
+/// depth 24, where packing and the 4 x 2 block's set-up cost more than they save (cortex-m4:
+/// vww's depth-8 and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%).
+/// Optional: without it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
+inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
+  return tier == Tier::Dsp && depth >= 24 ? 8 * static_cast<size_t>(depth) : 0;
+}
 
 /// Rows an im2col convolution gathers into scratch per mat_mult_s8 call: as many as its
 /// scratch holds, from the least to the most of these. MVE: two to four of its three-row
