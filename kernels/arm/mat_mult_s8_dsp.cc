@@ -290,6 +290,7 @@ __attribute__((always_inline)) inline Acc4x2 dot_4x2_packed(const int32_t* xp, c
 inline void requantize_column(const OutputClamp& oc, const ChannelRequant& q, const uint32_t (&acc)[4],
                               int8_t* out, size_t os) {
   if (q.right >= 0) {
+#pragma GCC unroll 4
     for (int32_t i = 0; i < 4; ++i) out[i * os] = out_s8(oc, q, acc[i]);
   } else {
     for (int32_t i = 0; i < 4; ++i) out[i * os] = out_s8(oc, q, acc[i]);
