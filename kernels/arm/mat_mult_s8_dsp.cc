@@ -261,7 +261,9 @@ struct Acc4x2 {
   uint32_t a[2][4];  // [column][row]
 };
 
-// The packed rows against columns w0, w1 over d depth elements, on top of (b0, b1).
+// The packed rows against columns w0, w1 over d depth elements, on top of (b0, b1). The first
+// chunk's parts are assigned with the biases, later chunks' added: one loop adding every chunk
+// into bias-initialised accumulators took kws 1.8% more instructions on the cortex-m4.
 __attribute__((always_inline)) inline Acc4x2 dot_4x2_packed(const int32_t* xp, const int8_t* w0, const int8_t* w1,
                                                             int32_t d, int32_t b0, int32_t b1) {
   Acc4x2 r;
@@ -285,8 +287,9 @@ __attribute__((always_inline)) inline Acc4x2 dot_4x2_packed(const int32_t* xp, c
   return r;
 }
 
-// A column's four outputs, stride os apart. The shift <= -1 case (every layer of the zoo) as
-// its own loop: testing the shift per output, GCC computed both cases' products each time.
+// A column's four outputs, stride os apart. The two branches have the same body on purpose:
+// inside each GCC knows the sign of the shift, so requantize_value's test folds away; with one
+// loop it tested the shift per output and computed both cases' products each time.
 inline void requantize_column(const OutputClamp& oc, const ChannelRequant& q, const uint32_t (&acc)[4],
                               int8_t* out, size_t os) {
   if (q.right >= 0) {
