@@ -4,7 +4,8 @@
 // linear op gets what kernels/arm/ expects, computed here rather than on the device:
 //   - input 5, the folded bias: bias - input_zp * sum(filter row) per output channel
 //     (kernels/arm/fold.h; the kernel's load-time check recomputes and compares it);
-//   - for conv2d_s8 on its im2col path, output 1, a scratch tensor of
+//   - for conv2d_s8 on its im2col path, and on the DSP tier also a pointwise conv of depth
+//     24 or more (its packed rows), output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
 //     places like any buffer live during that op only (least: for RAM-bound plans).
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
