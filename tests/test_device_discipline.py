@@ -83,8 +83,8 @@ def test_verifier_flash_within_budget(tmp_path):
     assert flash["verifier"] < flash["runtime_core"]
 
 
-def test_stack_script_rejects_recursion(tmp_path):
-    """tools/stack_usage.py on a hand-made call graph: a cycle is an error, not a number."""
+def _stack_script():
+    """tools/stack_usage.py as a module."""
     import importlib.util
 
     from ember.firmware import source_root
@@ -92,6 +92,12 @@ def test_stack_script_rejects_recursion(tmp_path):
     spec = importlib.util.spec_from_file_location("su", source_root() / "tools" / "stack_usage.py")
     su = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(su)
+    return su
+
+
+def test_stack_script_rejects_recursion(tmp_path):
+    """tools/stack_usage.py on a hand-made call graph: a cycle is an error, not a number."""
+    su = _stack_script()
     (tmp_path / "a.ci").write_text(
         'graph: { title: "a"\n'
         'node: { title: "L" label: "ember::rt::Status ember::rt::Program::load(x)\\na.cc:1:1\\n16 bytes (static)" }\n'
@@ -104,3 +110,23 @@ def test_stack_script_rejects_recursion(tmp_path):
     (tmp_path / "b.ci").write_text('graph: { title: "b"\nedge: { sourcename: "f" targetname: "L" }\n}\n')
     with pytest.raises(su.StackError, match="recursion"):
         su.bound(tmp_path)
+
+
+def test_stack_script_counts_every_kernel_behind_the_table(tmp_path):
+    """An indirect call from the runtime reaches the portable kernels and the optimized ones
+    (ember::kernels::arm::); the deepest of them sets the bound."""
+    su = _stack_script()
+    (tmp_path / "a.ci").write_text(
+        'graph: { title: "a"\n'
+        'node: { title: "L" label: "ember::rt::Status ember::rt::Program::load(x)\\na.cc:1:1\\n16 bytes (static)" }\n'
+        'node: { title: "R" label: "ember::rt::Status ember::rt::Executor::run()\\na.cc:2:1\\n8 bytes (static)" }\n'
+        'node: { title: "p" label: "ember::rt::Status ember::kernels::run_add_s8(const '
+        'ember::rt::OpContext&)\\na.cc:3:1\\n100 bytes (static)" }\n'
+        'node: { title: "o" label: "ember::rt::Status ember::kernels::arm::run_depthwise_conv2d_s8(const '
+        'ember::rt::OpContext&)\\na.cc:4:1\\n900 bytes (static)" }\n'
+        'node: { title: "c" label: "ember::rt::Status ember::kernels::arm::check_add_s8(const '
+        'ember::rt::OpContext&)\\na.cc:5:1\\n300 bytes (static)" }\n'
+        'edge: { sourcename: "L" targetname: "__indirect_call" }\n'
+        'edge: { sourcename: "R" targetname: "__indirect_call" }\n}\n')
+    r = su.bound(tmp_path)
+    assert r["run"]["bytes"] == 8 + 900 and r["load"]["bytes"] == 16 + 300

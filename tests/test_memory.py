@@ -79,10 +79,12 @@ def test_smallest_plan_goes_below_the_op_by_op_bound():
         assert _arena(smallest) <= _arena(_program(name, "default")) <= bound
         if name != "ad":  # fully connected layers read their whole input for every output
             assert _arena(smallest) < bound
-    assert _arena(_program("kws", "smallest")) <= 8640  # bottom-up rows: see the next test
+    # Bottom-up rows: see the next test. kws and sww: 768 B of it is the Helium depthwise
+    # strip, a scratch of the op at the plan's peak (docs/memory.md).
+    assert _arena(_program("kws", "smallest")) <= 8640 + 768
     assert _arena(_program("vww", "smallest")) <= 38 * 1024
     assert _arena(_program("ic", "smallest")) <= 34 * 1024
-    assert _arena(_program("sww", "smallest")) <= 3744
+    assert _arena(_program("sww", "smallest")) <= 3744 + 768
 
 
 def test_checker_catches_bad_plans():
@@ -137,15 +139,15 @@ def test_checker_catches_bad_plans():
 def test_bottom_up_rows_stop_the_chains_drifting():
     # kws: ten 8,000 B activations, each conv and depthwise over the one it consumes. Top-down
     # only, the chain drifts down by every delta (12,608 B); alternating directions keeps it
-    # within one 8,000 B buffer plus the largest step.
+    # within one 8,000 B buffer plus the largest step (and the Helium depthwise strip, 768 B).
     info = _program("kws", "smallest").inspect()
-    assert _arena(_program("kws", "smallest")) <= 8640
+    assert _arena(_program("kws", "smallest")) <= 8640 + 768
     flags = [o["rows_bottom_up"] for o in info["ops"]]
     assert any(flags) and not all(flags)
     assert all(o["kernel"] in ("conv2d_s8", "depthwise_conv2d_s8") for o in info["ops"] if o["rows_bottom_up"])
     # A RAM budget only the bottom-up rows meet escalates to them.
-    program = ember.lower(_quantized("kws")[0], TARGET, ram_budget=8640)
-    assert _arena(program) <= 8640 and any(o["rows_bottom_up"] for o in program.inspect()["ops"])
+    program = ember.lower(_quantized("kws")[0], TARGET, ram_budget=8640 + 768)
+    assert _arena(program) <= 8640 + 768 and any(o["rows_bottom_up"] for o in program.inspect()["ops"])
     # Never under the other plans.
     for name in MODELS:
         for plan in ("simple", "default"):

@@ -13,8 +13,9 @@ Rules, so the bound is sound for the code Ember builds:
 - A cycle in the call graph (recursion) is an error: the bound would not exist.
 - A frame that is not `static` (alloca, VLA) is an error.
 - An indirect call from the runtime is a call through the kernel table: it may reach any
-  `ember::kernels::check_*` (from load) or `run_*` (from run) function in the graph. Any other
-  indirect call is an error.
+  `ember::kernels::check_*` or `ember::kernels::arm::check_*` (from load), or `run_*` (from
+  run), function in the graph: portable and optimized kernels alike. Any other indirect call is
+  an error.
 - A call to a function without a .ci entry (newlib's memcpy/strncmp/expf, libgcc's division
   and soft-float helpers) is charged the bytes EXTERNAL gives it; each such callee is listed.
 """
@@ -38,7 +39,7 @@ EXTERNAL = [
                 r"fabs|fmin|fmax|fmod|lrint|lround|sin|cos|exp2|log2)f?$"), 128),
 ]
 ROOTS = {"load": r"ember::rt::Program::load\(", "run": r"ember::rt::Executor::run\(\)"}
-INDIRECT = {"load": r"ember::kernels::check_\w+\(", "run": r"ember::kernels::run_\w+\("}
+INDIRECT = {"load": r"ember::kernels::(arm::)?check_\w+\(", "run": r"ember::kernels::(arm::)?run_\w+\("}
 
 _NODE = re.compile(r'node: \{ title: "([^"]+)" label: "([^"]*)"')
 _EDGE = re.compile(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"')

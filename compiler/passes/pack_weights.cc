@@ -7,7 +7,9 @@
 //   - for conv2d_s8 on its im2col path, and on the DSP tier also a pointwise conv of depth
 //     24 or more (its packed rows), output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
-//     places like any buffer live during that op only (least: for RAM-bound plans).
+//     places like any buffer live during that op only (least: for RAM-bound plans);
+//   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers, output 1, the
+//     kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes.
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
 // path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
 // -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so
@@ -109,22 +111,31 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
     const std::string name = out.name;
     kernels::Conv2dShape s{};
     kernels::Conv2dGeometry geo{};
-    if (op.kernel == conv) {
+    if (op.kernel == conv || op.kernel == dw) {
       s = {dim(in, 0),  dim(in, 1),  dim(in, 2),     dim(in, 3),     dim(out, 1),
            dim(out, 2), dim(out, 3), dim(filter, 1), dim(filter, 2), dim(filter, 3)};
       geo = {op.ints.at(0), op.ints.at(1), op.ints.at(2), op.ints.at(3), op.ints.at(4), op.ints.at(5)};
     }
     op.inputs.push_back(add_constant_i32(g, name + "_folded_bias", {static_cast<int64_t>(folded.size())}, folded));
-    if (op.kernel != conv) continue;
-    switch (kernels::arm::conv2d_s8_path(s, geo)) {
-      case kernels::arm::Conv2dPath::Portable: op.kernel_reason = "portable kernel: grouped convolution"; break;
-      case kernels::arm::Conv2dPath::Pointwise: op.kernel_reason = tier_word + " kernel (pointwise)"; break;
-      case kernels::arm::Conv2dPath::Im2col: op.kernel_reason = tier_word + " kernel (im2col)"; break;
-    }
+    if (op.kernel == fc) continue;
     // A RAM-bound plan (smallest, or any plan under a RAM budget, which may escalate to it)
-    // takes the least im2col scratch; the others the fastest blocks (kernels/arm/mat_mult_s8.h).
+    // takes the least scratch: im2col blocks of the fewest rows, no depthwise bands; the others
+    // the fastest (kernels/arm/mat_mult_s8.h, depthwise_conv2d_s8.h).
     const bool least = target.memory.mode == PlanMode::Smallest || target.memory.ram_budget > 0;
-    const size_t scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier, least);
+    size_t scratch = 0;
+    if (op.kernel == dw) {
+      // The strip of the DSP and MVE kernels (depth multiplier 1 only: the others run the
+      // portable kernel).
+      if (s.out_c == s.in_c) scratch = kernels::arm::depthwise_conv2d_s8_scratch_bytes(s, geo, tier, least);
+    } else {
+      using kernels::arm::Conv2dPath;
+      switch (kernels::arm::conv2d_s8_path(s, geo)) {
+        case Conv2dPath::Portable: op.kernel_reason = "portable kernel: grouped convolution"; break;
+        case Conv2dPath::Pointwise: op.kernel_reason = tier_word + " kernel (pointwise)"; break;
+        case Conv2dPath::Im2col: op.kernel_reason = tier_word + " kernel (im2col)"; break;
+      }
+      scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier, least);
+    }
     if (scratch == 0) continue;
     Tensor t;
     t.name = name + "_scratch";

@@ -148,6 +148,10 @@ TEST(PackWeights, MveDepthwiseFilterHoldingMinus128RunsThePortableKernel) {
         EXPECT_EQ(op.kernel_reason, std::string(target) == "cortex-m55" ? "mve kernel (depthwise 3x3)"
                                                                         : "dsp kernel (depthwise 3x3)");
         EXPECT_EQ(op.inputs.size(), 6u);
+        // The strip, as scratch: MVE's 768 bytes; DSP's ring of 3 rows of 4 + 2 pixels, 8 bytes each.
+        ASSERT_EQ(op.outputs.size(), 2u);
+        EXPECT_EQ(g.tensors[op.outputs[1]].shape,
+                  std::vector<int64_t>{std::string(target) == "cortex-m55" ? 768 : 3 * 6 * 8});
       }
     }
   }

@@ -86,6 +86,12 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.out(0).as<int8_t>(),
                 is_absent(c.in(2)) ? nullptr : c.in(2).as<const int32_t>(),
                 c.rows_bottom_up};
+  d.scratch = c.num_outputs > kScratch ? c.out(kScratch).as<int8_t>() : nullptr;
+  d.scratch_bytes = scratch_bytes_given(c);
+  // The MVE kernel's strip is its scratch: without room for it, the portable kernel.
+  if (kBuiltTier == Tier::Mve &&
+      (d.scratch_bytes < kDepthwiseStripBytes || reinterpret_cast<uintptr_t>(d.scratch) % 16 != 0))
+    return kernels::run_depthwise_conv2d_s8(c);
   d.disjoint = !overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements());
   if (d.disjoint || whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
     column_as_row(d);
@@ -93,18 +99,21 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
     return Status::Ok;
   }
   // One output row per call: batch 1, height 1, the window's top moved by pad_top (negative
-  // below the first row; depthwise_conv2d_s8.h allows it).
+  // below the first row; depthwise_conv2d_s8.h allows it). d itself is the call's op (a copy
+  // would add its bytes to the stack bound of every kernel below).
   const int32_t rows = s.batches * s.out_h;
   const size_t in_image = static_cast<size_t>(s.in_h) * s.in_w * s.in_c;
   const size_t out_row = static_cast<size_t>(s.out_w) * s.out_c;
-  DepthwiseS8 r = d;
-  r.shape.batches = 1, r.shape.out_h = 1, r.rows_bottom_up = false;
+  const int8_t* const input = d.input;
+  int8_t* const output = d.output;
+  const int32_t pad_top = d.geometry.pad_top;
+  d.shape.batches = 1, d.shape.out_h = 1, d.rows_bottom_up = false;
   for (int32_t k = 0; k < rows; ++k) {
     const int32_t row = row_in_order(k, rows, c.rows_bottom_up), n = row / s.out_h, y = row % s.out_h;
-    r.input = d.input + static_cast<size_t>(n) * in_image;
-    r.output = d.output + static_cast<size_t>(row) * out_row;
-    r.geometry.pad_top = d.geometry.pad_top - y * d.geometry.stride_h;
-    depthwise_conv2d_s8_body(r);
+    d.input = input + static_cast<size_t>(n) * in_image;
+    d.output = output + static_cast<size_t>(row) * out_row;
+    d.geometry.pad_top = pad_top - y * d.geometry.stride_h;
+    depthwise_conv2d_s8_body(d);
   }
   return Status::Ok;
 }

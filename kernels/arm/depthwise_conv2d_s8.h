@@ -1,14 +1,15 @@
 //===- depthwise_conv2d_s8.h - Optimized int8 depthwise convolution -*- C++ -*-===//
 //
 // The same op as kernels/portable/depthwise_conv2d_s8.h, bit for bit, for the built tier.
-// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{scalar,mve}.cc; the DSP tier
-// uses the scalar one: a per-channel product has no pair to feed SMLAD): interior pixels take
-// every tap without bounds checks, with an unrolled 3x3 specialisation; border taps contribute
-// input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The MVE kernel runs 16
-// channels per vector with the channel groups outermost. Depth multiplier > 1, or an op
-// without the folded bias, runs the portable kernel.
-// Operands: the portable ones plus input 5, the folded bias (kernels/arm/operands.h). No
-// scratch.
+// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{scalar,dsp,mve}.cc): interior
+// pixels take every tap without bounds checks, with an unrolled 3x3 specialisation; border taps
+// contribute input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The DSP kernel
+// runs 4 channels per pass and the MVE one 16 per vector, the channel groups outermost, on a
+// strip padded with input_zp. Depth multiplier > 1, or an op without the folded bias, runs the
+// portable kernel.
+// Operands: the portable ones plus input 5, the folded bias, and output 1, the scratch
+// (kernels/arm/operands.h): the DSP and MVE kernels' strip, sized by
+// depthwise_conv2d_s8_scratch_bytes.
 
 #pragma once
 
@@ -35,7 +36,41 @@ struct DepthwiseS8 {
   const int32_t* raw_bias;  // the op's own bias (null: none), for windows that cross the padding
   bool rows_bottom_up = false;  // output rows last-first (each row's pixels still in order)
   bool disjoint = false;        // input and output share no byte: any order of the pixels is safe
+  int8_t* scratch = nullptr;    // the op's scratch (output 1), null without one
+  size_t scratch_bytes = 0;
 };
+
+/// The MVE kernel's strip, and the most the DSP kernel's takes (their scratch).
+inline constexpr size_t kDepthwiseStripBytes = 768;
+/// Whether the DSP kernel's strip path takes the op: a 3x3 window, dilation 1, stride 1 or 2
+/// along x. (Its other windows, sww's one-row ones, ran slower through the strip than through
+/// the listed taps.)
+inline bool depthwise_dsp_strip(const Conv2dShape& s, const Conv2dGeometry& g) {
+  return s.filter_h == 3 && s.filter_w == 3 && g.dilation_h == 1 && g.dilation_w == 1 && g.stride_w <= 2;
+}
+
+/// The DSP kernel's strip: a ring of filter_h rows of 8-byte pixels (four channels unpacked to
+/// int16), as many pixels as `n` output columns read.
+inline size_t depthwise_dsp_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g, int32_t n) {
+  return static_cast<size_t>(s.filter_h) * static_cast<size_t>((n - 1) * g.stride_w + s.filter_w) * 8u;
+}
+
+/// Scratch bytes `tier`'s kernel takes for an op of depth multiplier 1 (output 1, planned by
+/// the compiler like an activation; host-callable). MVE: the strip, kDepthwiseStripBytes. DSP:
+/// the ring for a whole output row; if that is over kDepthwiseStripBytes, kDepthwiseStripBytes
+/// (a map whose input and output are disjoint runs in bands of columns), or 0 for a RAM-bound
+/// plan (`least`: its ops mostly run in place, where bands cannot); 0 when the strip path does
+/// not take the op (depthwise_dsp_strip). Scalar: 0. The MVE kernel
+/// given less, or a scratch not 16-byte aligned, runs the portable kernel; the DSP one (4
+/// bytes) its listed-taps path.
+inline size_t depthwise_conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier,
+                                                bool least = false) {
+  if (tier == Tier::Mve) return kDepthwiseStripBytes;
+  if (tier != Tier::Dsp || !depthwise_dsp_strip(s, g)) return 0;
+  const size_t row = depthwise_dsp_ring_bytes(s, g, s.out_w);
+  if (row <= kDepthwiseStripBytes) return row;
+  return least ? 0 : kDepthwiseStripBytes;
+}
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One
 /// implementation per tier. Each channel's output rows are written in the order
@@ -45,6 +80,12 @@ struct DepthwiseS8 {
 /// y * stride_h): pad_top may then be negative, meaning the window starts below the input's
 /// first row.
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
+
+#if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
+/// The listed-taps kernel (depthwise_conv2d_s8_scalar.cc): the scalar tier's body, and the DSP
+/// tier's for the ops its strip kernel does not take. Same contract as the body.
+void depthwise_conv2d_s8_taps(const DepthwiseS8& d);
+#endif
 
 /// The smallest of n >= 1 int8 weights. One implementation per tier (MVE: 16 bytes per step),
 /// the same result on every tier.

@@ -495,9 +495,9 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
     }
 }
 
-// Bytes of the padded strip (stack) that small maps take instead of the border path: the
+// Bytes of the padded strip (the op's scratch) that small maps take instead of the border path: the
 // strip's rows twice (group_strip).
-constexpr int32_t kStripBytes = 768;
+constexpr int32_t kStripBytes = static_cast<int32_t>(kDepthwiseStripBytes);
 static_assert(kMaxRowTaps * 16 <= kStripBytes, "group's one-row weight table lives in the strip");
 
 // The strip's width and height in pixels for `columns` output columns: every input column and
@@ -627,16 +627,17 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
     }
 }
 
-// An 8-channel op (group_packed), the strip buffer holding the duplicated weights. Its own
-// frame: its two groups' constants are not on the stack while the other paths run.
-__attribute__((noinline)) void eight_channels(const Ctx& k1, int8_t* strip) {
+// An 8-channel op (group_packed), the strip buffer holding the duplicated weights; k1's group
+// (the body's, unused on this path) is one of the two. Its own frame: the packed group's
+// constants are not on the stack while the other paths run.
+__attribute__((noinline)) void eight_channels(const Ctx& k1, Group& g, int8_t* strip) {
   const DepthwiseS8& d = *k1.d;
   const int32_t taps = d.shape.filter_h * d.shape.filter_w;
   for (int32_t t = 0; t < taps; ++t) {
     memcpy(strip + 16 * t, d.filter + 8 * t, 8);
     memcpy(strip + 16 * t + 8, d.filter + 8 * t, 8);
   }
-  Group g, gp;
+  Group gp;
   prepare(d, 0, 8, &gp, true);
   prepare(d, 0, 8, &g);
   Ctx kp = k1, k = k1;
@@ -686,9 +687,9 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   const int32_t band = band_width(s, d.geometry, sh);
   const bool banded = d.disjoint && band > 0 && s.filter_h == 3 && s.filter_w == 3 && d.geometry.stride_w == 1 &&
                       d.geometry.dilation_h == 1 && d.geometry.dilation_w == 1;
-  alignas(16) int8_t strip[kStripBytes];
+  int8_t* const strip = d.scratch;  // kStripBytes, 16-byte aligned (run_depthwise_conv2d_s8)
   if (s.in_c == 8 && d.geometry.stride_w == 1 && d.geometry.dilation_w == 1 && taps * 16 <= kStripBytes) {
-    eight_channels(k, strip);
+    eight_channels(k, g, strip);
     return;
   }
   for (int32_t c0 = 0; c0 < s.in_c; c0 += 16) {

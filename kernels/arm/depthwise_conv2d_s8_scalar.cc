@@ -1,8 +1,9 @@
-//===- depthwise_conv2d_s8_scalar.cc - Depthwise for the scalar and DSP tiers ===//
+//===- depthwise_conv2d_s8_scalar.cc - Depthwise by listed taps: scalar and DSP tiers ===//
 //
-// Also the DSP tier's kernel: each product belongs to its own channel, so there is no pair of
-// products for SMLAD to add; the DSP tier's only difference is the tap loop below (SXTB16 and
-// SMLABB/SMLATT on four channels at once). Per output row the valid filter rows are found
+// The scalar tier's kernel, and the DSP tier's for what its strip kernel
+// (depthwise_conv2d_s8_dsp.cc) does not take (dilation above 1, or a filter or band too large
+// for its buffers); on the DSP tier only the tap loop below differs (SXTB16 and SMLABB/SMLATT
+// on four channels at once). Per output row the valid filter rows are found
 // once, per pixel the valid filter columns, so no tap is bounds-checked. A window's valid taps
 // are a list of (input, filter) byte offsets; the channels then run four at a time through one
 // flat loop over that list:
@@ -297,7 +298,7 @@ int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
   return lo;
 }
 
-void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
+void depthwise_conv2d_s8_taps(const DepthwiseS8& d) {
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
   const int32_t cn = s.in_c;
@@ -317,6 +318,10 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
     for (int32_t yb = 0; yb < s.out_h; ++yb)
       row(d, l, interior, d.rows_bottom_up ? s.batches - 1 - nb : nb, d.rows_bottom_up ? s.out_h - 1 - yb : yb);
 }
+
+#if EMBER_TIER == EMBER_TIER_SCALAR
+void depthwise_conv2d_s8_body(const DepthwiseS8& d) { depthwise_conv2d_s8_taps(d); }
+#endif
 
 }  // namespace ember::kernels::arm
 

@@ -1,7 +1,8 @@
 //===- depthwise_conv2d_s8_test.cc - Optimized depthwise vs portable, random cases ===//
 //
 // 3x3 (the specialisation) and other windows, strides 1-3, padding on every side, dilation 2,
-// odd channel counts (vector tails), and depth multipliers 2 and 3 (the portable fallback).
+// odd channel counts (vector tails), maps up to 64 pixels wide (the DSP kernel's bands), and
+// depth multipliers 2 and 3 (the portable fallback).
 // Weights: [-127, 127] for every case the MVE kernel runs (a filter holding -128 must be
 // refused there), the full int8 range in half the other cases.
 
@@ -21,6 +22,7 @@ constexpr int32_t kMaxC = 80;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 int32_t g_bias[kMaxC], g_folded[kMaxC], g_mult[kMaxC], g_shift[kMaxC];
 int8_t g_arena[(kMaxIn + kMaxOut) / 2 + 1];  // in-place runs (batch 1): input and output overlap
+alignas(16) int8_t g_scratch[kDepthwiseStripBytes + 17];  // 16-byte aligned, as planned scratch is (+1: below)
 
 
 }  // namespace
@@ -44,13 +46,16 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
       s.in_c = r.one_in(8) ? 8 : (r.one_in(3) ? r.range(1, 40) : r.range(1, 12));
       multiplier = r.one_in(8) ? r.range(2, 3) : 1;
       s.out_c = s.in_c * multiplier, s.filter_c = s.out_c;
-      s.in_h = r.range(1, 14), s.in_w = column ? 1 : r.range(1, 14);
+      // One case in eight a wide map: the DSP kernel runs it in bands of columns.
+      const bool wide = !column && r.one_in(8);
+      s.in_h = r.range(1, wide ? 4 : 14), s.in_w = column ? 1 : r.range(wide ? 15 : 1, wide ? 64 : 14);
+      if (wide) s.in_c = r.range(1, 8), s.out_c = s.in_c * multiplier, s.filter_c = s.out_c;
       g.stride_h = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
       g.stride_w = r.one_in(3) ? 2 : (r.one_in(8) ? 3 : 1);
       g.dilation_h = r.one_in(6) ? 2 : 1, g.dilation_w = r.one_in(6) ? 2 : 1;
       random_axis(r, s.in_h, s.filter_h, g.dilation_h, g.stride_h, &g.pad_top, &s.out_h);
       random_axis(r, s.in_w, s.filter_w, g.dilation_w, g.stride_w, &g.pad_left, &s.out_w);
-      if (s.out_h > 14 || s.out_w > 14 || s.out_c > kMaxC) continue;
+      if (s.out_h > 14 || s.out_w > (wide ? 64 : 14) || s.out_c > kMaxC) continue;
       break;
     }
     QuantS8 q{random_zero_point(r), random_zero_point(r), 0, 0};
@@ -67,6 +72,16 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
       for (int32_t j = 0; j < taps * s.out_c; ++j) g_filter[j] = g_filter[j] == -128 ? -127 : g_filter[j];
     random_bias(r, g_bias, s.out_c);
     random_requant(r, g_mult, g_shift, s.out_c);
+    // One case in four as the zoo's layers are, which the DSP kernel's fused 3x3 path takes:
+    // the whole int8 range, shifts in [-4, -2]; small shifts and a multiplier of 2^30 in a
+    // third of the channels make ties frequent (their tie fix-up).
+    if (r.one_in(4)) {
+      q.act_min = -128, q.act_max = 127;
+      for (int32_t c = 0; c < s.out_c; ++c) {
+        g_shift[c] = r.range(-4, -2);
+        if (r.one_in(3)) g_mult[c] = int32_t{1} << 30;
+      }
+    }
     const bool no_bias = r.one_in(6);
     for (int32_t c = 0; c < s.out_c; ++c)
       g_folded[c] = folded_bias_depthwise(g_filter, taps, s.out_c, no_bias ? nullptr : g_bias, q.input_zp, c);
@@ -78,10 +93,18 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
     rt::TensorView ins[6];
     conv_inputs(ins, g_in, in_dims, g_filter, f_dims, no_bias ? nullptr : g_bias, g_mult, g_shift, g_folded, s.out_c);
-    rt::TensorView outs[1] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false)};
+    // The strip the compiler plans (none on the scalar tier), and in one case in four (a crafted
+    // program's) less than that, or a scratch off a 16-byte boundary: the DSP kernel then runs
+    // in bands (disjoint input and output) or its listed-taps path, the MVE one the portable.
+    const int32_t planned = static_cast<int32_t>(depthwise_conv2d_s8_scratch_bytes(s, g, kBuiltTier));
+    const bool odd_scratch = planned > 0 && r.one_in(4);
+    const int32_t scratch_dims[1] = {odd_scratch && r.one_in(2) ? r.range(1, planned) : planned};
+    int8_t* const scratch = g_scratch + (odd_scratch && r.one_in(2) ? r.range(1, 15) : 0);
+    rt::TensorView outs[2] = {make_view(g_got, rt::DType::Int8, 4, out_dims, false),
+                              make_view(scratch, rt::DType::Int8, 1, scratch_dims, false)};
     const int32_t ints[10] = {g.stride_h, g.stride_w, g.pad_top, g.pad_left, g.dilation_h, g.dilation_w,
                               q.input_zp, q.output_zp, q.act_min, q.act_max};
-    const rt::OpContext ctx{ins, 6, outs, 1, ints, 10, nullptr, 0};
+    const rt::OpContext ctx{ins, 6, outs, planned > 0 ? size_t{2} : size_t{1}, ints, 10, nullptr, 0};
     const RowStream rs{s.in_h, s.in_w * s.in_c, s.out_h, s.out_w, s.out_c,
                        g.stride_h, g.pad_top, g.dilation_h * (s.filter_h - 1) + 1, 1};
     check_conv_case(o, i, ctx, check_depthwise_conv2d_s8, run_depthwise_conv2d_s8,
