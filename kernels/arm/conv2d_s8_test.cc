@@ -39,8 +39,10 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
       const int32_t* k = kKernels[r.range(0, 11)];
       s.filter_h = k[0], s.filter_w = k[1];
       s.batches = r.one_in(5) ? 2 : 1;
-      // 8 and 16 channels often: a pointwise conv of that depth takes the MVE tier's shallow path.
-      s.in_c = r.one_in(5) ? 8 * r.range(1, 2) : (r.one_in(4) ? r.range(1, 40) : r.range(1, 20));
+      // 8, 16, 32 and 64 channels often: a pointwise conv of depth 8 or 16 takes the MVE
+      // tier's shallow path, of any of them (at least 16 pixels) the DSP tier's.
+      static const int32_t kShallow[] = {8, 16, 32, 64};
+      s.in_c = r.one_in(4) ? kShallow[r.range(0, 3)] : (r.one_in(4) ? r.range(1, 40) : r.range(1, 20));
       s.out_c = r.one_in(4) ? r.range(1, 40) : r.range(1, 20);
       const int32_t groups = r.one_in(12) && s.in_c % 2 == 0 && s.out_c % 2 == 0 ? 2 : 1;
       s.filter_c = s.in_c / groups;
@@ -56,7 +58,7 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
         random_axis(r, s.in_h, s.filter_h, g.dilation_h, g.stride_h, &g.pad_top, &s.out_h);
         random_axis(r, s.in_w, s.filter_w, g.dilation_w, g.stride_w, &g.pad_left, &s.out_w);
       }
-      if (s.out_h > 12 || s.out_w > 12) continue;
+      if (s.out_h > 12 || s.out_w > 12 || s.batches * s.in_h * s.in_w * s.in_c > kMaxIn) continue;
       if (s.out_c * s.filter_h * s.filter_w * s.filter_c > kMaxFilter) continue;
       if (static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, Tier::Mve)) > kMaxScratch ||
           static_cast<int32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier)) > kMaxScratch)
@@ -73,6 +75,7 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     random_s8(r, g_filter, f_n);
     random_bias(r, g_bias, s.out_c);
     random_requant(r, g_mult, g_shift, s.out_c);
+    if (r.one_in(3)) zoo_requant(r, &qa.act_min, &qa.act_max, g_mult, g_shift, s.out_c);  // the DSP shallow loop
     const bool no_bias = r.one_in(6);
     const int32_t k = s.filter_h * s.filter_w * s.filter_c;
     for (int32_t c = 0; c < s.out_c; ++c)

@@ -72,16 +72,7 @@ Outcome test_depthwise_conv2d_s8(uint32_t seed, int32_t cases) {
       for (int32_t j = 0; j < taps * s.out_c; ++j) g_filter[j] = g_filter[j] == -128 ? -127 : g_filter[j];
     random_bias(r, g_bias, s.out_c);
     random_requant(r, g_mult, g_shift, s.out_c);
-    // One case in four as the zoo's layers are, which the DSP kernel's fused 3x3 path takes:
-    // the whole int8 range, shifts in [-4, -2]; small shifts and a multiplier of 2^30 in a
-    // third of the channels make ties frequent (their tie fix-up).
-    if (r.one_in(4)) {
-      q.act_min = -128, q.act_max = 127;
-      for (int32_t c = 0; c < s.out_c; ++c) {
-        g_shift[c] = r.range(-4, -2);
-        if (r.one_in(3)) g_mult[c] = int32_t{1} << 30;
-      }
-    }
+    if (r.one_in(4)) zoo_requant(r, &q.act_min, &q.act_max, g_mult, g_shift, s.out_c);  // the DSP fused 3x3 loop
     const bool no_bias = r.one_in(6);
     for (int32_t c = 0; c < s.out_c; ++c)
       g_folded[c] = folded_bias_depthwise(g_filter, taps, s.out_c, no_bias ? nullptr : g_bias, q.input_zp, c);

@@ -33,13 +33,25 @@ struct MatMultS8 {
   int32_t* pack;       // DSP tier: mat_mult_s8_pack_bytes of word-aligned scratch, or null
 };
 
-/// Scratch bytes the DSP tier's product packs four rows of `depth` into (the rows as word
-/// pairs, two int8 activations per word: mat_mult_s8_dsp.cc); 0 on the other tiers, and below
-/// depth 24, where packing and the 4 x 2 block's set-up cost more than they save (cortex-m4:
-/// vww's depth-8 and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%).
-/// Optional: without it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
+/// Scratch bytes of the DSP tier's product (MatMultS8::pack), the larger of two uses: the four
+/// rows of `depth` it packs as word pairs, two int8 activations per word, from depth 24 (below
+/// it packing and the 4 x 2 block's set-up cost more than they save: cortex-m4, vww's depth-8
+/// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
+/// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
+/// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
+/// The DSP tier's table for a product of depth 8, 16, 32 or 64 (its shallow path: four columns'
+/// folded biases, requantization constants and split weights, then the output zero point), or
+/// 0 for any other depth.
+inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth) {
+  return depth == 8 || depth == 16 || depth == 32 || depth == 64 ? 4 * (4 * (5 + static_cast<size_t>(depth) / 2) + 1)
+                                                                 : 0;
+}
+
 inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
-  return tier == Tier::Dsp && depth >= 24 ? 8 * static_cast<size_t>(depth) : 0;
+  if (tier != Tier::Dsp) return 0;
+  const size_t packed = depth >= 24 ? 8 * static_cast<size_t>(depth) : 0;
+  const size_t shallow = mat_mult_s8_shallow_bytes(depth);
+  return packed > shallow ? packed : shallow;
 }
 
 /// Rows an im2col convolution gathers into scratch per mat_mult_s8 call: as many as its

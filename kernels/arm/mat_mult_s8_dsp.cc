@@ -7,11 +7,16 @@
 // depth elements one LDR and two SXTB16 (the odd bytes with the ROR #8 operand) per operand
 // word, then eight SMLADs for 16 MACs, 43 instructions per 32 MACs. Both operands are split
 // into the same (even, odd) lane pairs, so neither the weights nor the activations need
-// re-ordering. The loops around those blocks are mat_mult_s8_loops.h's. Cortex-M4/M7/M33.
+// re-ordering. The loops around those blocks are mat_mult_s8_loops.h's. A product of depth 8,
+// 16, 32 or 64 with enough rows takes four columns per pass with the requantization in the
+// same loop instead (shallow_group, below). Cortex-M4/M7/M33.
 
 #include "kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
+
+#include <stddef.h>
+#include <string.h>
 
 #include "kernels/arm/mat_mult_s8_loops.h"
 #include "kernels/arm/primitives_dsp.h"
@@ -302,7 +307,7 @@ inline void requantize_column(const OutputClamp& oc, const ChannelRequant& q, co
 
 // Rows [0, 4 * quads) of v, packed four at a time into `pack`: column pairs by dot_4x2_packed,
 // an odd last column by the 2 x 2 loops' single column.
-void packed_quads(const MatMultLocals& v, int32_t* pack, int32_t quads) {
+__attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pack, int32_t quads) {
   const int32_t d = v.d, cols = v.cols;
   const size_t os = v.out_stride;
   for (int32_t q = 0; q < quads; ++q) {
@@ -325,9 +330,162 @@ void packed_quads(const MatMultLocals& v, int32_t* pack, int32_t quads) {
   }
 }
 
+// --- Shallow products: depth 8 to 64, four columns per pass, requantized in the same loop ---
+//
+// At depth 8 and 16 (vww's first pointwise layers) a 2 x 2 block has few products, and the
+// set-up and requantization around them dominated: 45 and 56 instructions per output on the
+// cortex-m4; at depth 32 and 64 the packed 4 x 2 block's requantization and constants took
+// about 40% of its instructions. A group of four columns whose requantization takes the
+// FastOut form (primitives_dsp.h) is instead one asm loop over the rows (shallow_group): per
+// row the depth bytes are split once into a stack row (LDR, two SXTB16, STRD per four), then
+// per column the bias, the split words against the column's split weights (LDRD pairs, two
+// SMLAD) and the FastOut arithmetic with the output stored at once: about 20 instructions per
+// output at depth 8, 93 at depth 64. The group's table (mat_mult_s8_shallow_bytes: per column
+// the folded bias, FastOut and the split weights, then the output zero point) is in the
+// product's scratch, MatMultS8::pack, so no frame holds it; building it takes a few dozen
+// instructions per column, so only products of kShallowRows rows or more take this path.
+
+constexpr int32_t kShallowRows = 16;
+
+// Column j's table at words j * (5 + depth / 2): bias, FastOut (m, rh, right, low), the split
+// weights; the output zero point after the four columns.
+constexpr int32_t column_words(int32_t depth) { return 5 + depth / 2; }
+static_assert(sizeof(FastOut) == 16, "shallow_group's offsets");
+
+// Rows [0, rows) of lhs against the group's four columns (the table t); kWords = depth / 4.
+template <int kWords>
+__attribute__((noinline)) void shallow_group(const int32_t* t, const int8_t* lhs, int32_t lhs_stride, int8_t* out,
+                                             int32_t out_stride, int32_t rows) {
+  uint32_t row[2 * kWords];  // the row split: (even, odd) per word
+  int32_t acc, x0, x1, w0, w1;
+  // Word i of the row, split into row[2i], row[2i + 1].
+  // Each word of the row, split into row[2i], row[2i + 1].
+#define EMBER_SH_SPLIT                                           \
+  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"                           \
+  ".if \\i < %c[words]\n\t"                                      \
+  "ldr    %[x0], [%[lhs], #4*\\i]\n\t"                           \
+  "sxtb16 %[x1], %[x0]\n\t"                                     \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"                             \
+  "strd   %[x1], %[x0], [%[row], #8*\\i]\n\t"                    \
+  ".endif\n\t"                                                  \
+  ".endr\n\t"
+  // The split words against column j's.
+#define EMBER_SH_WORDS(j)                                        \
+  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"                           \
+  ".if \\i < %c[words]\n\t"                                      \
+  "ldrd   %[x0], %[x1], [%[row], #8*\\i]\n\t"                    \
+  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+20+8*\\i]\n\t"     \
+  "smlad  %[acc], %[x0], %[w0], %[acc]\n\t"                     \
+  "smlad  %[acc], %[x1], %[w1], %[acc]\n\t"                     \
+  ".endif\n\t"                                                  \
+  ".endr\n\t"
+#define EMBER_SH_OUT(j)                                          \
+  "ldrd   %[x0], %[x1], [%[t], #%c[cs]*" #j "+4]\n\t"           \
+  "smmla  %[x1], %[acc], %[x0], %[x1]\n\t"                      \
+  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+12]\n\t"          \
+  "tst    %[x1], %[w1]\n\t"                                     \
+  "beq    3" #j "f\n\t"                                         \
+  "asr    %[acc], %[x1], %[w0]\n"                                \
+  "2" #j ":\n\t"                                                \
+  "ssat   %[acc], #8, %[acc]\n\t"                               \
+  "strb   %[acc], [%[out], #" #j "]\n\t"
+#define EMBER_SH_TIE(j)                                          \
+  "3" #j ":\n\t"                                                \
+  "mul    %[x0], %[acc], %[x0]\n\t"                             \
+  "asr    %[acc], %[x1], %[w0]\n\t"                             \
+  "cmp    %[x0], #0\n\t"                                        \
+  "bne    2" #j "b\n\t"                                         \
+  "ldr    %[x0], [%[t], #%c[zp]]\n\t"                           \
+  "sub    %[acc], %[acc], %[x0]\n\t"                            \
+  "bic    %[acc], %[acc], #1\n\t"                               \
+  "add    %[acc], %[acc], %[x0]\n\t"                            \
+  "b      2" #j "b\n\t"
+#define EMBER_SH_COLUMN(j)                                       \
+  "ldr    %[acc], [%[t], #%c[cs]*" #j "]\n\t"                   \
+  EMBER_SH_WORDS(j)                                              \
+  EMBER_SH_OUT(j)
+  asm volatile(
+      "1:\n\t"
+      EMBER_SH_SPLIT
+      EMBER_SH_COLUMN(0) EMBER_SH_COLUMN(1) EMBER_SH_COLUMN(2) EMBER_SH_COLUMN(3)
+      "add    %[lhs], %[lhs], %[ls]\n\t"
+      "add    %[out], %[out], %[os]\n\t"
+      "subs   %[rows], %[rows], #1\n\t"
+      "bne    1b\n\t"
+      ".subsection 1\n"
+      EMBER_SH_TIE(0) EMBER_SH_TIE(1) EMBER_SH_TIE(2) EMBER_SH_TIE(3)
+      ".previous\n\t"
+      : [acc] "=&r"(acc), [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [lhs] "+r"(lhs),
+        [out] "+r"(out), [rows] "+r"(rows)
+      : [t] "r"(t), [row] "r"(row), [ls] "r"(lhs_stride), [os] "r"(out_stride), [words] "i"(kWords),
+        [zp] "i"(16 * column_words(4 * kWords)), [cs] "i"(4 * column_words(4 * kWords))
+      : "cc", "memory");
+#undef EMBER_SH_SPLIT
+#undef EMBER_SH_WORDS
+#undef EMBER_SH_OUT
+#undef EMBER_SH_TIE
+#undef EMBER_SH_COLUMN
+}
+
+// The 2 x 2 blocks (and an odd last row's 1 x 4) over all of m. Its own frame: the callers'
+// tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
+__attribute__((noinline)) void blocks_2x2(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1>(m); }
+
+// Whether shallow_groups takes the product: a table in its scratch (mat_mult_s8_shallow_bytes),
+// at least kShallowRows rows, the whole int8 range.
+inline bool shallow(const MatMultS8& m) {
+  return m.pack != nullptr && mat_mult_s8_shallow_bytes(m.depth) > 0 && m.rows >= kShallowRows && m.act_min == -128 &&
+         m.act_max == 127;
+}
+
+// The column groups from c0 on, four FastOut columns each, through shallow_group, up to the
+// first group that is not (fewer than four columns, or one whose requantization is not in
+// FastOut form): returns its first column, or cols.
+__attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0) {
+  int32_t* const t = m.pack;
+  const int32_t cw = column_words(m.depth);
+  t[4 * cw] = m.output_zp;
+  for (; c0 + 4 <= m.cols; c0 += 4) {
+    for (int32_t j = 0; j < 4; ++j) {
+      const ChannelRequant q = channel_requant(m.multiplier[c0 + j], m.shift[c0 + j]);
+      if (!fast_out(q, true)) return c0;
+      int32_t* const col = t + j * cw;
+      const FastOut f = fast_constants(q, m.output_zp);
+      col[0] = m.bias[c0 + j], col[1] = f.m, col[2] = f.rh, col[3] = f.right, col[4] = f.low;
+      const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * m.depth;
+      for (int32_t i = 0; i < m.depth / 4; ++i) {
+        uint32_t word;
+        memcpy(&word, w + 4 * i, 4);
+        const Pairs p = split_s8(word);
+        col[5 + 2 * i] = p.even, col[6 + 2 * i] = p.odd;
+      }
+    }
+    switch (m.depth) {
+      case 8: shallow_group<2>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 16: shallow_group<4>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 32: shallow_group<8>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      default: shallow_group<16>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+    }
+  }
+  return c0;
+}
+
 }  // namespace
 
 void mat_mult_s8(const MatMultS8& m) {
+  if (shallow(m)) {
+    // The FastOut column groups through shallow_groups, any other (and the last cols % 4
+    // columns) through the 2 x 2 blocks. Each in its own frame, for the stack bound.
+    for (int32_t c0 = shallow_groups(m, 0); c0 < m.cols; c0 = shallow_groups(m, c0)) {
+      const int32_t n = m.cols - c0 < 4 ? m.cols - c0 : 4;
+      MatMultS8 slice = m;
+      slice.rhs += static_cast<size_t>(c0) * m.depth, slice.cols = n;
+      slice.bias += c0, slice.multiplier += c0, slice.shift += c0, slice.out += c0;
+      blocks_2x2(slice);
+      c0 += n;
+    }
+    return;
+  }
   const int32_t quads = m.pack != nullptr ? m.rows / 4 : 0;
   if (quads > 0) {
     const MatMultLocals v{m.lhs, m.rhs, m.rows, m.cols, m.depth, static_cast<size_t>(m.lhs_stride),
@@ -340,7 +498,7 @@ void mat_mult_s8(const MatMultS8& m) {
   rest.lhs += 4 * static_cast<size_t>(quads) * m.lhs_stride;
   rest.out += 4 * static_cast<size_t>(quads) * m.out_stride;
   rest.rows -= 4 * quads;
-  mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1>(rest);
+  blocks_2x2(rest);
 }
 
 }  // namespace ember::kernels::arm

@@ -83,6 +83,10 @@ void conv_inputs(rt::TensorView (&ins)[6], int8_t* input, const int32_t* in_dims
 int32_t random_zero_point(Rng& r);
 void random_requant(Rng& r, int32_t* multiplier, int32_t* shift, int32_t n);
 void random_act(Rng& r, int32_t* act_min, int32_t* act_max);
+/// The zoo's layers' quantization, which the DSP kernels' fused loops take (FastOut): the whole
+/// int8 range, shifts in [-4, -2] and a multiplier of 2^30 in a third of the channels, so ties
+/// (their out-of-line fix-up) are frequent.
+void zoo_requant(Rng& r, int32_t* act_min, int32_t* act_max, int32_t* multiplier, int32_t* shift, int32_t n);
 void random_s8(Rng& r, int8_t* data, int32_t n);
 void random_bias(Rng& r, int32_t* bias, int32_t n);
 /// Shapes of a broadcasting binary op: the same shapes half the time, else numpy broadcasting

@@ -83,6 +83,14 @@ void random_act(Rng& r, int32_t* act_min, int32_t* act_max) {
   *act_min = a < b ? a : b, *act_max = a < b ? b : a;
 }
 
+void zoo_requant(Rng& r, int32_t* act_min, int32_t* act_max, int32_t* multiplier, int32_t* shift, int32_t n) {
+  *act_min = -128, *act_max = 127;
+  for (int32_t c = 0; c < n; ++c) {
+    shift[c] = r.range(-4, -2);
+    if (r.one_in(3)) multiplier[c] = int32_t{1} << 30;
+  }
+}
+
 void random_s8(Rng& r, int8_t* data, int32_t n) {
   const int32_t mode = r.range(0, 7);
   for (int32_t i = 0; i < n; ++i) {
