@@ -1,14 +1,14 @@
 //===- depthwise_conv2d_s8.h - Optimized int8 depthwise convolution -*- C++ -*-===//
 //
 // The same op as kernels/portable/depthwise_conv2d_s8.h, bit for bit, for the built tier.
-// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{scalar,dsp,mve}.cc): interior
-// pixels take every tap without bounds checks, with an unrolled 3x3 specialisation; border taps
-// contribute input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The DSP kernel
-// runs 4 channels per pass and the MVE one 16 per vector, the channel groups outermost, on a
-// strip padded with input_zp. Depth multiplier > 1, or an op without the folded bias, runs the
-// portable kernel.
+// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{strip,scalar,mve}.cc):
+// interior pixels take every tap without bounds checks, with an unrolled 3x3 specialisation;
+// border taps contribute input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The
+// scalar and DSP kernels run 4 channels per pass and the MVE one 16 per vector, the channel
+// groups outermost, on a strip padded with input_zp. Depth multiplier > 1, or an op without the
+// folded bias, runs the portable kernel.
 // Operands: the portable ones plus input 5, the folded bias, and output 1, the scratch
-// (kernels/arm/operands.h): the DSP and MVE kernels' strip, sized by
+// (kernels/arm/operands.h): the strip of the kernels, sized by
 // depthwise_conv2d_s8_scratch_bytes.
 
 #pragma once
@@ -40,34 +40,35 @@ struct DepthwiseS8 {
   size_t scratch_bytes = 0;
 };
 
-/// The MVE kernel's strip, and the most the DSP kernel's takes (their scratch).
+/// The MVE kernel's strip, and the most the scalar and DSP kernels' take (their scratch).
 inline constexpr size_t kDepthwiseStripBytes = 768;
-/// Whether the DSP kernel's strip path takes the op: a 3x3 window, dilation 1, stride 1 or 2
-/// along x. (Its other windows, sww's one-row ones, ran slower through the strip than through
-/// the listed taps.)
-inline bool depthwise_dsp_strip(const Conv2dShape& s, const Conv2dGeometry& g) {
+/// Whether the strip path of the scalar and DSP kernels takes the op
+/// (depthwise_conv2d_s8_strip.cc): a 3x3 window, dilation 1, stride 1 or 2 along x. (Other
+/// windows, sww's one-row ones, ran slower through the DSP strip than through the listed taps.)
+inline bool depthwise_strip(const Conv2dShape& s, const Conv2dGeometry& g) {
   return s.filter_h == 3 && s.filter_w == 3 && g.dilation_h == 1 && g.dilation_w == 1 && g.stride_w <= 2;
 }
 
-/// The DSP kernel's strip: a ring of filter_h rows of 8-byte pixels (four channels unpacked to
-/// int16), as many pixels as `n` output columns read.
-inline size_t depthwise_dsp_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g, int32_t n) {
-  return static_cast<size_t>(s.filter_h) * static_cast<size_t>((n - 1) * g.stride_w + s.filter_w) * 8u;
+/// The strip of the scalar and DSP kernels: a ring of filter_h rows of pixels of four channels
+/// (DSP: 8 bytes, unpacked to int16 pairs; scalar: the 4 bytes), as many pixels as `n` output
+/// columns read.
+inline size_t depthwise_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g, int32_t n, Tier tier) {
+  const size_t pixel = tier == Tier::Dsp ? 8u : 4u;
+  return static_cast<size_t>(s.filter_h) * static_cast<size_t>((n - 1) * g.stride_w + s.filter_w) * pixel;
 }
 
 /// Scratch bytes `tier`'s kernel takes for an op of depth multiplier 1 (output 1, planned by
-/// the compiler like an activation; host-callable). MVE: the strip, kDepthwiseStripBytes. DSP:
-/// the ring for a whole output row; if that is over kDepthwiseStripBytes, kDepthwiseStripBytes
-/// (a map whose input and output are disjoint runs in bands of columns), or 0 for a RAM-bound
-/// plan (`least`: its ops mostly run in place, where bands cannot); 0 when the strip path does
-/// not take the op (depthwise_dsp_strip). Scalar: 0. The MVE kernel
-/// given less, or a scratch not 16-byte aligned, runs the portable kernel; the DSP one (4
-/// bytes) its listed-taps path.
+/// the compiler like an activation; host-callable). MVE: the strip, kDepthwiseStripBytes. Scalar
+/// and DSP: the ring for a whole output row; if that is over kDepthwiseStripBytes,
+/// kDepthwiseStripBytes (a map whose input and output are disjoint runs in bands of columns), or
+/// 0 for a RAM-bound plan (`least`: its ops mostly run in place, where bands cannot); 0 when the
+/// strip path does not take the op (depthwise_strip). The MVE kernel given less, or a scratch
+/// not 16-byte aligned, runs the portable kernel; the others (4 bytes) their listed-taps path.
 inline size_t depthwise_conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier,
                                                 bool least = false) {
   if (tier == Tier::Mve) return kDepthwiseStripBytes;
-  if (tier != Tier::Dsp || !depthwise_dsp_strip(s, g)) return 0;
-  const size_t row = depthwise_dsp_ring_bytes(s, g, s.out_w);
+  if ((tier != Tier::Dsp && tier != Tier::Scalar) || !depthwise_strip(s, g)) return 0;
+  const size_t row = depthwise_ring_bytes(s, g, s.out_w, tier);
   if (row <= kDepthwiseStripBytes) return row;
   return least ? 0 : kDepthwiseStripBytes;
 }
@@ -82,8 +83,8 @@ inline size_t depthwise_conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv
 void depthwise_conv2d_s8_body(const DepthwiseS8& d);
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
-/// The listed-taps kernel (depthwise_conv2d_s8_scalar.cc): the scalar tier's body, and the DSP
-/// tier's for the ops its strip kernel does not take. Same contract as the body.
+/// The listed-taps kernel (depthwise_conv2d_s8_scalar.cc): the scalar and DSP tiers' body for the
+/// ops their strip path (depthwise_conv2d_s8_strip.cc) does not take. Same contract as the body.
 void depthwise_conv2d_s8_taps(const DepthwiseS8& d);
 #endif
 

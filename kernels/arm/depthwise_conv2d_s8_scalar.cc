@@ -1,12 +1,11 @@
 //===- depthwise_conv2d_s8_scalar.cc - Depthwise by listed taps: scalar and DSP tiers ===//
 //
-// The scalar tier's kernel, and the DSP tier's for what its strip kernel
-// (depthwise_conv2d_s8_dsp.cc) does not take (dilation above 1, or a filter or band too large
-// for its buffers); on the DSP tier only the tap loop below differs (SXTB16 and SMLABB/SMLATT
-// on four channels at once). Per output row the valid filter rows are found
-// once, per pixel the valid filter columns, so no tap is bounds-checked. A window's valid taps
-// are a list of (input, filter) byte offsets; the channels then run four at a time through one
-// flat loop over that list:
+// The scalar and DSP tiers' kernel for what their strip path (depthwise_conv2d_s8_strip.cc)
+// does not take (windows other than 3x3, dilation above 1, no room in the scratch); on the DSP
+// tier only the tap loop below differs (SXTB16 and SMLABB/SMLATT on four channels at once).
+// Per output row the valid filter rows are found once, per pixel the valid filter columns, so
+// no tap is bounds-checked. A window's valid taps are a list of (input, filter) byte offsets;
+// the channels then run four at a time through one flat loop over that list:
 //   - interior windows share one list (offsets from the window's first tap), made once per op,
 //     and accumulate x * w on the folded bias; a row's interior run is done channel group by
 //     channel group, so the group's constants are set up once per run;
@@ -318,10 +317,6 @@ void depthwise_conv2d_s8_taps(const DepthwiseS8& d) {
     for (int32_t yb = 0; yb < s.out_h; ++yb)
       row(d, l, interior, d.rows_bottom_up ? s.batches - 1 - nb : nb, d.rows_bottom_up ? s.out_h - 1 - yb : yb);
 }
-
-#if EMBER_TIER == EMBER_TIER_SCALAR
-void depthwise_conv2d_s8_body(const DepthwiseS8& d) { depthwise_conv2d_s8_taps(d); }
-#endif
 
 }  // namespace ember::kernels::arm
 

@@ -1,63 +1,84 @@
-//===- depthwise_conv2d_s8_dsp.cc - Depthwise on the DSP tier: four channels on a strip ===//
+//===- depthwise_conv2d_s8_strip.cc - Depthwise, scalar and DSP tiers: four channels on a strip ===//
 //
-// Each product of a depthwise window belongs to its own channel, so SMLAD has no pair to add;
-// the products go through SMLABB/SMLATT, one per MAC, on four channels at once. What this
-// kernel removes is the work around them:
-//   - a strip holds the window's rows of one group of four channels, already unpacked
-//     (SXTB16): a pixel is two words, (c0, c2) and (c1, c3). It is a ring of filter_h rows
-//     (input row iy in slot iy mod filter_h, each row unpacked once per group), a band of
-//     input columns wide, padded with input_zp where the window leaves the input: a padded tap
-//     adds input_zp * w, which the folded bias expects, so every window is an interior one;
-//   - the group's weights are unpacked once into a table after its four biases, so a 3x3
-//     window's taps are at immediate offsets from three row pointers and the table: per tap
-//     two LDRD and four SMLAxy, no address arithmetic; when the four channels requantize in
-//     the common form (FastOut, primitives_dsp.h), the same asm loop requantizes and stores
-//     each pixel (mac_requant_3x3), one call per output row;
-//   - any other window (or group) sums kChunk pixels with intrinsics (mac_any), then
-//     requantizes each channel's sums with its constants in registers (requantize_fast) or in
-//     C (requantize_any).
-// The strip is the op's scratch (depthwise_conv2d_s8_scratch_bytes). Dilation above 1, more
-// than kMaxTaps taps, no scratch (or one off a word boundary), or a scratch too small for one
-// output (for an output that may overwrite its input: for the whole row) runs the listed-taps
-// kernel of depthwise_conv2d_s8_scalar.cc.
+// Each product of a depthwise window belongs to its own channel, so there is no pair for SMLAD:
+// the products go one per instruction (DSP: SMLABB/SMLATT on unpacked pairs; Cortex-M3: MLA),
+// four channels at once. What this kernel removes is the work around them:
+//   - a strip holds the window's rows of one group of four channels: a ring of filter_h rows
+//     (input row iy in slot iy mod filter_h, each row copied once per group), a band of input
+//     columns wide, padded with input_zp where the window leaves the input: a padded tap adds
+//     input_zp * w, which the folded bias expects, so every window is an interior one. A pixel
+//     is two words on the DSP tier, (c0, c2) and (c1, c3) unpacked by SXTB16, and the four bytes
+//     as they are on the scalar tier;
+//   - the group's weights (in the same form) sit in a table after its four biases, so a 3x3
+//     window's taps are at immediate offsets from three row pointers and the table; when the
+//     four channels requantize in the common form (FastOut, primitives_scalar.h), one asm loop
+//     per output row does each pixel's taps, requantization and stores (mac_requant_3x3: DSP,
+//     and Cortex-M3 by MLA and SMLAL);
+//   - any other group (or core: Cortex-M0, the host) sums kChunk pixels in C (mac_any), then
+//     requantizes each channel's sums with its constants in registers (DSP: requantize_fast) or
+//     in C (requantize_any).
+// The strip is the op's scratch (depthwise_conv2d_s8_scratch_bytes). Windows other than 3x3
+// (stride 1 or 2, dilation 1), one output pixel, no scratch (or one off a word boundary), or a
+// scratch too small for one output (for an output that may overwrite its input: for the whole
+// row) run the listed-taps kernel of depthwise_conv2d_s8_scalar.cc.
 
 #include "kernels/arm/tier.h"
 
-#if EMBER_TIER == EMBER_TIER_DSP
+#if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
 #include <stddef.h>
 #include <string.h>
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
+#if EMBER_TIER == EMBER_TIER_DSP
 #include "kernels/arm/primitives_dsp.h"
+#else
+#include "kernels/arm/primitives_scalar.h"
+#endif
 
 namespace ember::kernels::arm {
 namespace {
 
-constexpr int32_t kMaxTaps = 9;  // 3x3 (depthwise_dsp_strip)
-constexpr int32_t kChunk = 8;  // pixels whose sums mac_any stores before requantizing
+constexpr int32_t kMaxTaps = 9;  // 3x3 (depthwise_strip)
+constexpr int32_t kChunk = 8;    // pixels whose sums mac_any stores before requantizing
 
-// One group's biases, unpacked weights and output constants; the asm reads them at immediate
-// offsets.
+// A strip pixel (and a tap's weights): DSP two words, (c0, c2) and (c1, c3) as int16 pairs;
+// scalar the four bytes c0..c3 as they are.
+#if EMBER_TIER == EMBER_TIER_DSP
+constexpr int32_t kPixelWords = 2;
+inline void put_pixel(uint32_t* p, uint32_t v) {
+  p[0] = static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(v))), p[1] = static_cast<uint32_t>(sxtb16_odd(v));
+}
+inline uint32_t zp_word(int32_t zp) { return (static_cast<uint32_t>(zp) & 0xFFFFu) * 0x10001u; }
+#else
+constexpr int32_t kPixelWords = 1;
+inline void put_pixel(uint32_t* p, uint32_t v) { p[0] = v; }
+inline uint32_t zp_word(int32_t zp) { return (static_cast<uint32_t>(zp) & 0xFFu) * 0x01010101u; }
+#endif
+// Whether this core has the fused asm loop (mac_requant_3x3).
+#if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
+constexpr bool kFusedLoop = true;
+#else
+constexpr bool kFusedLoop = false;
+#endif
+
+// One group's biases, weights and output constants; the asm reads them at immediate offsets.
 struct GroupTable {
-  int32_t bias[4];            // the folded biases of c0..c3
-  uint32_t tap[kMaxTaps][2];  // (c0, c2) and (c1, c3), int16 each
+  int32_t bias[4];                      // the folded biases of c0..c3
+  uint32_t tap[kMaxTaps][kPixelWords];  // as a strip pixel
   FastOut out[4];             // when every channel is fast
   int32_t zp;                 // output zero point
   int32_t cn;                 // bytes between output pixels
   int8_t* out_end;            // mac_requant_3x3: one pixel past the row's last output
 };
-static_assert(offsetof(GroupTable, tap) == 16 && offsetof(GroupTable, cn) + 4 == offsetof(GroupTable, out_end),
+static_assert(!kFusedLoop || (offsetof(GroupTable, tap) == 16 && offsetof(GroupTable, cn) + 4 == offsetof(GroupTable, out_end)),
               "mac_requant_3x3's offsets");
-
-inline uint32_t even_lanes(uint32_t v) { return static_cast<uint32_t>(__sxtb16(static_cast<int32_t>(v))); }
-inline uint32_t odd_lanes(uint32_t v) { return static_cast<uint32_t>(sxtb16_odd(v)); }
 
 // The group's four bytes at p; channels past the op's last (gc < 4) are 0.
 inline uint32_t load_group(const int8_t* p, int32_t gc) {
   uint32_t v = 0;
   if (gc == 4) {
-    memcpy(&v, p, 4);  // LDR; unaligned when C is not a multiple of 4, which v7E-M allows
+    memcpy(&v, p, 4);  // LDR; unaligned when C is not a multiple of 4, which v7-M allows
   } else {
     for (int32_t k = 0; k < gc; ++k) v |= (static_cast<uint32_t>(p[k]) & 0xFFu) << (8 * k);
   }
@@ -72,11 +93,11 @@ inline int32_t band_width(const DepthwiseS8& d) {
   const Conv2dGeometry& g = d.geometry;
   // One output pixel (sww's last layer, or an in-place op run a row at a time) would pay the
   // group set-up and the ring for nothing.
-  if (!depthwise_dsp_strip(s, g) || s.batches * s.out_h * s.out_w < 2 ||
-      reinterpret_cast<uintptr_t>(d.scratch) % 4 != 0)
+  if (!depthwise_strip(s, g) || s.batches * s.out_h * s.out_w < 2 || reinterpret_cast<uintptr_t>(d.scratch) % 4 != 0)
     return 0;
-  if (depthwise_dsp_ring_bytes(s, g, s.out_w) <= d.scratch_bytes) return s.out_w;
-  const int32_t widest = static_cast<int32_t>(d.scratch_bytes / (8u * static_cast<uint32_t>(s.filter_h)));  // pixels
+  if (depthwise_ring_bytes(s, g, s.out_w, kBuiltTier) <= d.scratch_bytes) return s.out_w;
+  const int32_t widest =
+      static_cast<int32_t>(d.scratch_bytes / (4u * kPixelWords * static_cast<uint32_t>(s.filter_h)));  // pixels
   if (!d.disjoint || widest < s.filter_w) return 0;
   return (widest - s.filter_w) / g.stride_w + 1;
 }
@@ -92,35 +113,27 @@ void fill_row(uint32_t* dst, int32_t pixels, const int8_t* img, int32_t iy, int3
     if (hi < lo) hi = lo;
   }
   uint32_t* p = dst;
-  for (uint32_t* const e = dst + 2 * lo; p != e; p += 2) p[0] = zz, p[1] = zz;
+  for (uint32_t* const e = dst + kPixelWords * lo; p != e; ++p) *p = zz;
   if (lo < hi) {
     const int32_t cn = s.in_c;
     const int8_t* x = img + (static_cast<size_t>(iy) * s.in_w + (b0 + lo)) * cn;
-    uint32_t* const e = dst + 2 * hi;
+    uint32_t* const e = dst + kPixelWords * hi;
     if (gc == 4) {
-      for (; p != e; p += 2, x += cn) {
+      for (; p != e; p += kPixelWords, x += cn) {
         uint32_t v;
         memcpy(&v, x, 4);
-        p[0] = even_lanes(v), p[1] = odd_lanes(v);
+        put_pixel(p, v);
       }
     } else {
-      for (; p != e; p += 2, x += cn) {
-        const uint32_t v = load_group(x, gc);
-        p[0] = even_lanes(v), p[1] = odd_lanes(v);
-      }
+      for (; p != e; p += kPixelWords, x += cn) put_pixel(p, load_group(x, gc));
     }
   }
-  for (uint32_t* const e = dst + 2 * pixels; p != e; p += 2) p[0] = zz, p[1] = zz;
+  for (uint32_t* const e = dst + kPixelWords * pixels; p != e; ++p) *p = zz;
 }
 
-// 3x3 at stride kStride, four fast channels: the outputs at out, out + cn, ... up to
-// t.out_end, output j's window at pixel j * kStride of the rows r0, r1, r2. Per pixel: the
-// biases, nine taps of two LDRD and four SMLAxy, then each channel's FastOut arithmetic.
-template <int kStride>
-__attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_t* r1, const uint32_t* r2,
-                                               const GroupTable& t, int8_t* out) {
-  uint32_t a0, a1, a2, a3, x0, x1, w0, w1;
-  // One tap: pixel words (c0, c2), (c1, c3) at [row, #8 kx], weights at [table, #16 + 8 t].
+#if EMBER_TIER == EMBER_TIER_DSP
+// One tap: pixel words (c0, c2), (c1, c3) at [row, #8 kx], weights at [table, #16 + 8 t]; two
+// LDRD and four SMLAxy.
 #define EMBER_DW_TAP(row, kx, t)                                 \
   "ldrd   %[x0], %[x1], [%[" row "], #" #kx "*8]\n\t"            \
   "ldrd   %[w0], %[w1], [%[t], #16+" #t "*8]\n\t"                \
@@ -128,29 +141,66 @@ __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_
   "smlatt %[a2], %[x0], %[w0], %[a2]\n\t"                        \
   "smlabb %[a1], %[x1], %[w1], %[a1]\n\t"                        \
   "smlatt %[a3], %[x1], %[w1], %[a3]\n\t"
-  // Channel c's output from a: h = SMMLA(a, m, rh) in x1, m kept in x0 for a tie.
+// Channel c's output from a: h = SMMLA(a, m, rh) in x1, m kept in x0 for a tie.
 #define EMBER_DW_OUT(a, c)                                       \
-  "ldrd   %[x0], %[x1], [%[t], #%c[outs]+" #c "*16]\n\t"          \
-  "smmla  %[x1], %[" a "], %[x0], %[x1]\n\t"                     \
-  "ldrd   %[w0], %[w1], [%[t], #%c[outs]+" #c "*16+8]\n\t"        \
-  "tst    %[x1], %[w1]\n\t"                                      \
-  "beq    3" #c "f\n\t"                                          \
+  "ldrd   %[x0], %[x1], [%[t], #%c[outs]+" #c "*16]\n\t"        \
+  "smmla  %[x1], %[" a "], %[x0], %[x1]\n\t"                    \
+  "ldrd   %[w0], %[w1], [%[t], #%c[outs]+" #c "*16+8]\n\t"      \
+  "tst    %[x1], %[w1]\n\t"                                     \
+  "beq    3" #c "f\n\t"                                         \
   "asr    %[" a "], %[x1], %[w0]\n"                              \
-  "2" #c ":\n\t"                                                 \
-  "ssat   %[" a "], #8, %[" a "]\n\t"                            \
+  "2" #c ":\n\t"                                                \
+  "ssat   %[" a "], #8, %[" a "]\n\t"                           \
   "strb   %[" a "], [%[out], #" #c "]\n\t"
-  // A tie candidate: the product's low word decides; a tie clears the low bit of the value
-  // before zp is added.
+// A tie candidate: the product's low word (MUL) decides.
+#define EMBER_DW_TIE_LOW(a)                                      \
+  "mul    %[x0], %[" a "], %[x0]\n\t"                           \
+  "asr    %[" a "], %[x1], %[w0]\n\t"                           \
+  "cmp    %[x0], #0\n\t"
+#elif defined(__ARM_ARCH_7M__)
+// Channel j of one tap: the pixel's byte at [row, #4 kx + j], the weight at
+// [table, #16 + 4 t + j]; LDRSB, LDRSB, MLA.
+#define EMBER_DW_CH(row, kx, t, j, a)                            \
+  "ldrsb  %[x0], [%[" row "], #4*" #kx "+" #j "]\n\t"            \
+  "ldrsb  %[w0], [%[t], #16+4*" #t "+" #j "]\n\t"                \
+  "mla    %[" a "], %[x0], %[w0], %[" a "]\n\t"
+#define EMBER_DW_TAP(row, kx, t)                                 \
+  EMBER_DW_CH(row, kx, t, 0, "a0") EMBER_DW_CH(row, kx, t, 1, "a1") \
+  EMBER_DW_CH(row, kx, t, 2, "a2") EMBER_DW_CH(row, kx, t, 3, "a3")
+// Channel c's output from a: x1:w0 = rh:0 + a * m (SMLAL), so x1 is the high word SMMLA would
+// give and w0 the product's low word, kept for a tie.
+#define EMBER_DW_OUT(a, c)                                       \
+  "ldrd   %[x0], %[x1], [%[t], #%c[outs]+" #c "*16]\n\t"        \
+  "mov    %[w0], #0\n\t"                                        \
+  "smlal  %[w0], %[x1], %[" a "], %[x0]\n\t"                    \
+  "ldrd   %[x0], %[w1], [%[t], #%c[outs]+" #c "*16+8]\n\t"      \
+  "tst    %[x1], %[w1]\n\t"                                     \
+  "asr    %[" a "], %[x1], %[x0]\n\t"                           \
+  "beq    3" #c "f\n"                                            \
+  "2" #c ":\n\t"                                                \
+  "ssat   %[" a "], #8, %[" a "]\n\t"                           \
+  "strb   %[" a "], [%[out], #" #c "]\n\t"
+#define EMBER_DW_TIE_LOW(a) "cmp    %[w0], #0\n\t"
+#endif
+
+#if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
+// 3x3 at stride kStride, four fast channels: the outputs at out, out + cn, ... up to
+// t.out_end, output j's window at pixel j * kStride of the rows r0, r1, r2. Per pixel: the
+// biases, nine taps (EMBER_DW_TAP), then each channel's FastOut arithmetic (EMBER_DW_OUT); a
+// tie (the product's low word zero: EMBER_DW_TIE_LOW) clears the low bit of the value before zp
+// is added, out of line.
+template <int kStride>
+__attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_t* r1, const uint32_t* r2,
+                                               const GroupTable& t, int8_t* out) {
+  uint32_t a0, a1, a2, a3, x0, x1, w0, w1;
 #define EMBER_DW_TIE(a, c)                                       \
-  "3" #c ":\n\t"                                                 \
-  "mul    %[x0], %[" a "], %[x0]\n\t"                            \
-  "asr    %[" a "], %[x1], %[w0]\n\t"                            \
-  "cmp    %[x0], #0\n\t"                                         \
-  "bne    2" #c "b\n\t"                                          \
-  "ldr    %[x0], [%[t], #%c[zp]]\n\t"                            \
-  "sub    %[" a "], %[" a "], %[x0]\n\t"                         \
-  "bic    %[" a "], %[" a "], #1\n\t"                            \
-  "add    %[" a "], %[" a "], %[x0]\n\t"                         \
+  "3" #c ":\n\t"                                                \
+  EMBER_DW_TIE_LOW(a)                                            \
+  "bne    2" #c "b\n\t"                                         \
+  "ldr    %[x0], [%[t], #%c[zp]]\n\t"                           \
+  "sub    %[" a "], %[" a "], %[x0]\n\t"                        \
+  "bic    %[" a "], %[" a "], #1\n\t"                           \
+  "add    %[" a "], %[" a "], %[x0]\n\t"                        \
   "b      2" #c "b\n\t"
   asm volatile(
       "1:\n\t"
@@ -172,13 +222,16 @@ __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_
       ".previous\n\t"
       : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x0] "=&r"(x0), [x1] "=&r"(x1),
         [w0] "=&r"(w0), [w1] "=&r"(w1), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [out] "+r"(out)
-      : [t] "r"(&t), [step] "i"(8 * kStride), [outs] "i"(offsetof(GroupTable, out)), [zp] "i"(offsetof(GroupTable, zp)),
-        [cn] "i"(offsetof(GroupTable, cn))
+      : [t] "r"(&t), [step] "i"(4 * kPixelWords * kStride), [outs] "i"(offsetof(GroupTable, out)),
+        [zp] "i"(offsetof(GroupTable, zp)), [cn] "i"(offsetof(GroupTable, cn))
       : "cc", "memory");
-#undef EMBER_DW_TAP
-#undef EMBER_DW_OUT
 #undef EMBER_DW_TIE
 }
+#undef EMBER_DW_CH
+#undef EMBER_DW_TAP
+#undef EMBER_DW_OUT
+#undef EMBER_DW_TIE_LOW
+#endif
 
 // Any window of at most kMaxTaps taps, dilation 1: acc[4 j + c] = channel c's sum of output
 // j < n, whose window starts at pixel j * stride of rows[].
@@ -188,16 +241,26 @@ void mac_any(const uint32_t* const* rows, const Conv2dShape& s, int32_t stride, 
     int32_t a0 = t.bias[0], a1 = t.bias[1], a2 = t.bias[2], a3 = t.bias[3];
     const uint32_t* w = t.tap[0];
     for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-      const uint32_t* x = rows[ky] + 2 * j * stride;
-      for (int32_t kx = 0; kx < s.filter_w; ++kx, x += 2, w += 2) {
+      const uint32_t* x = rows[ky] + kPixelWords * j * stride;
+      for (int32_t kx = 0; kx < s.filter_w; ++kx, x += kPixelWords, w += kPixelWords) {
+#if EMBER_TIER == EMBER_TIER_DSP
         a0 = __smlabb(x[0], w[0], a0), a2 = __smlatt(x[0], w[0], a2);
         a1 = __smlabb(x[1], w[1], a1), a3 = __smlatt(x[1], w[1], a3);
+#else
+        const int8_t* xb = reinterpret_cast<const int8_t*>(x);
+        const int8_t* wb = reinterpret_cast<const int8_t*>(w);
+        const auto mac = [](int32_t acc_, int32_t p, int32_t q) {
+          return static_cast<int32_t>(static_cast<uint32_t>(acc_) + static_cast<uint32_t>(p * q));
+        };
+        a0 = mac(a0, xb[0], wb[0]), a1 = mac(a1, xb[1], wb[1]), a2 = mac(a2, xb[2], wb[2]), a3 = mac(a3, xb[3], wb[3]);
+#endif
       }
     }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
   }
 }
 
+#if EMBER_TIER == EMBER_TIER_DSP
 // out[j * cn] for j < n from the sums acc[4 j], a fast channel (FastOut).
 __attribute__((noinline)) void requantize_fast(const int32_t* acc, int32_t n, const FastOut& f, int32_t zp,
                                                int8_t* out, int32_t cn) {
@@ -229,6 +292,7 @@ __attribute__((noinline)) void requantize_fast(const int32_t* acc, int32_t n, co
       : [m] "r"(f.m), [rh] "r"(f.rh), [right] "r"(f.right), [low] "r"(f.low), [zp] "r"(zp), [cn] "r"(cn)
       : "cc", "memory");
 }
+#endif
 
 // Any channel: requantize_value and clamp_output per sum.
 void requantize_any(const int32_t* acc, int32_t n, const ChannelRequant& cq, const OutputClamp& oc_ref, int8_t* out,
@@ -246,7 +310,7 @@ struct Group {
   bool fused;      // mac_requant_3x3 takes the group
   OutputClamp oc;
   int32_t c0, gc;  // first channel, channels in the group
-  uint32_t zz;     // input_zp in both int16 lanes
+  uint32_t zz;     // a strip word of input_zp
 };
 
 // Image n of the group, output columns [x0, x0 + bw), every row in the op's order.
@@ -255,7 +319,7 @@ void group_band(const Group& k, int32_t n, int32_t x0, int32_t bw, uint32_t* str
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
   const int32_t kh = s.filter_h, cn = s.in_c;
-  const int32_t row_words = 2 * ((bw - 1) * g.stride_w + s.filter_w);  // the band's pixels
+  const int32_t row_words = kPixelWords * ((bw - 1) * g.stride_w + s.filter_w);  // the band's pixels
   const int8_t* img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn + k.c0;
   const int32_t b0 = x0 * g.stride_w - g.pad_left;
   // Slot of input row iy: (iy + lift) mod kh with lift a multiple of kh that makes it >= 0
@@ -270,33 +334,41 @@ void group_band(const Group& k, int32_t n, int32_t x0, int32_t bw, uint32_t* str
     int32_t slot = static_cast<int32_t>(static_cast<uint32_t>(iy0 + lift) % static_cast<uint32_t>(kh));
     for (int32_t ky = 0; ky < kh; ++ky, slot = slot + 1 == kh ? 0 : slot + 1) {
       uint32_t* r = strip + slot * row_words;
-      if (held[slot] != iy0 + ky) fill_row(r, row_words / 2, img, iy0 + ky, b0, s, k.gc, k.zz), held[slot] = iy0 + ky;
+      if (held[slot] != iy0 + ky)
+        fill_row(r, row_words / kPixelWords, img, iy0 + ky, b0, s, k.gc, k.zz), held[slot] = iy0 + ky;
       rows[ky] = r;
     }
     int8_t* out = d.output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x0) * cn + k.c0;
+#if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
     if (k.fused) {
       k.t->out_end = out + static_cast<size_t>(bw) * cn;
       if (g.stride_w == 1) mac_requant_3x3<1>(rows[0], rows[1], rows[2], *k.t, out);
       else mac_requant_3x3<2>(rows[0], rows[1], rows[2], *k.t, out);
       continue;
     }
+#endif
     for (int32_t j = 0; j < bw; j += kChunk) {
       const int32_t m = bw - j < kChunk ? bw - j : kChunk;
       const uint32_t* at[kMaxTaps];
-      for (int32_t ky = 0; ky < kh; ++ky) at[ky] = rows[ky] + 2 * j * g.stride_w;
+      for (int32_t ky = 0; ky < kh; ++ky) at[ky] = rows[ky] + kPixelWords * j * g.stride_w;
       int32_t acc[4 * kChunk];
       mac_any(at, s, g.stride_w, *k.t, m, acc);
       int8_t* o = out + static_cast<size_t>(j) * cn;
       for (int32_t c = 0; c < k.gc; ++c) {
-        if (k.fast[c]) requantize_fast(acc + c, m, k.t->out[c], k.oc.zp, o + c, cn);
-        else requantize_any(acc + c, m, k.q[c], k.oc, o + c, cn);
+#if EMBER_TIER == EMBER_TIER_DSP
+        if (k.fast[c]) {
+          requantize_fast(acc + c, m, k.t->out[c], k.oc.zp, o + c, cn);
+          continue;
+        }
+#endif
+        requantize_any(acc + c, m, k.q[c], k.oc, o + c, cn);
       }
     }
   }
 }
 
-// The group's biases, weights (unpacked) and output constants; channels past the op's last get
-// 0 (gc < 4).
+// The group's biases, weights (as strip pixels) and output constants; channels past the op's
+// last get 0 (gc < 4).
 void set_group(const DepthwiseS8& d, Group& k) {
   const Conv2dShape& s = d.shape;
   GroupTable& t = *k.t;
@@ -309,11 +381,10 @@ void set_group(const DepthwiseS8& d, Group& k) {
     all_fast = all_fast && k.fast[c];
     if (k.fast[c]) t.out[c] = fast_constants(k.q[c], d.quant.output_zp);
   }
-  k.fused = all_fast && s.filter_h == 3 && s.filter_w == 3 && d.geometry.stride_w <= 2;
+  k.fused = kFusedLoop && all_fast;  // a 3x3 window, stride 1 or 2 (band_width)
   for (int32_t c = 0; c < 4; ++c) t.bias[c] = c < k.gc ? d.bias[k.c0 + c] : 0;
   for (int32_t i = 0; i < taps; ++i) {
-    const uint32_t v = load_group(d.filter + static_cast<size_t>(i) * s.in_c + k.c0, k.gc);
-    t.tap[i][0] = even_lanes(v), t.tap[i][1] = odd_lanes(v);
+    put_pixel(t.tap[i], load_group(d.filter + static_cast<size_t>(i) * s.in_c + k.c0, k.gc));
   }
 }
 
@@ -324,8 +395,7 @@ __attribute__((noinline)) void strip_body(const DepthwiseS8& d, int32_t band) {
   GroupTable t;
   t.zp = d.quant.output_zp, t.cn = s.in_c;
   Group k{&d, &t, {}, {}, false, output_clamp(d.quant.output_zp, d.quant.act_min, d.quant.act_max), 0, 0, 0};
-  const uint32_t zp16 = static_cast<uint32_t>(d.quant.input_zp) & 0xFFFFu;
-  k.zz = zp16 | (zp16 << 16);
+  k.zz = zp_word(d.quant.input_zp);
   for (int32_t nb = 0; nb < s.batches; ++nb) {
     const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb;
     for (k.c0 = 0; k.c0 < s.in_c; k.c0 += 4) {
@@ -347,4 +417,4 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
 
 }  // namespace ember::kernels::arm
 
-#endif  // EMBER_TIER == EMBER_TIER_DSP
+#endif  // EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
