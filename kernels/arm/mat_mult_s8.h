@@ -40,10 +40,10 @@ struct MatMultS8 {
 /// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
 /// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
 /// The DSP tier's table for a product of depth 8, 16, 32 or 64 (its shallow path: four columns'
-/// folded biases, requantization constants and split weights, then the output zero point), or
-/// 0 for any other depth.
+/// folded biases, requantization constants and split weights, then the output zero point and
+/// the loop's strides and row count), or 0 for any other depth.
 inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth) {
-  return depth == 8 || depth == 16 || depth == 32 || depth == 64 ? 4 * (4 * (5 + static_cast<size_t>(depth) / 2) + 1)
+  return depth == 8 || depth == 16 || depth == 32 || depth == 64 ? 4 * (4 * (5 + static_cast<size_t>(depth) / 2) + 4)
                                                                  : 0;
 }
 

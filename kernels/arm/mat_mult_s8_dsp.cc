@@ -305,7 +305,7 @@ inline void requantize_column(const OutputClamp& oc, const ChannelRequant& q, co
   }
 }
 
-// A column's four outputs, stride os apart, for a FastOut column (primitives_dsp.h): per
+// A column's four outputs, stride os apart, for a FastOut column (primitives_scalar.h): per
 // output SMMLA, a one-instruction tie test (the fix-up out of line), ASR, SSAT, STRB; about 7
 // instructions against about 20 for requantize_column's C. Its own frame: inlined, the asm's
 // eleven registers did not fit beside packed_quads' values.
@@ -379,11 +379,11 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
 // set-up and requantization around them dominated: 45 and 56 instructions per output on the
 // cortex-m4; at depth 32 and 64 the packed 4 x 2 block's requantization and constants took
 // about 40% of its instructions. A group of four columns whose requantization takes the
-// FastOut form (primitives_dsp.h) is instead one asm loop over the rows (shallow_group): per
+// FastOut form (primitives_scalar.h) is instead one asm loop over the rows (shallow_group): per
 // row the depth bytes are split once into a stack row (LDR, two SXTB16, STRD per four), then
-// per column the bias, the split words against the column's split weights (LDRD pairs, two
-// SMLAD) and the FastOut arithmetic with the output stored at once: about 20 instructions per
-// output at depth 8, 93 at depth 64. The group's table (mat_mult_s8_shallow_bytes: per column
+// per pair of columns their biases, the split words against both columns' split weights
+// (LDRD of the row, LDRD of each column's, four SMLAD) and the FastOut arithmetic with the
+// outputs stored at once: about 20 instructions per output at depth 8, 85 at depth 64. The group's table (mat_mult_s8_shallow_bytes: per column
 // the folded bias, FastOut and the split weights, then the output zero point) is in the
 // product's scratch, MatMultS8::pack, so no frame holds it; building it takes a few dozen
 // instructions per column, so only products of kShallowRows rows or more take this path.
@@ -391,83 +391,92 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
 constexpr int32_t kShallowRows = 16;
 
 // Column j's table at words j * (5 + depth / 2): bias, FastOut (m, rh, right, low), the split
-// weights; the output zero point after the four columns.
+// weights. After the four columns: the output zero point, the row strides of lhs and out, and
+// the rows left (shallow_group's loop keeps them there: its registers are all taken).
 constexpr int32_t column_words(int32_t depth) { return 5 + depth / 2; }
 static_assert(sizeof(FastOut) == 16, "shallow_group's offsets");
 
 // Rows [0, rows) of lhs against the group's four columns (the table t); kWords = depth / 4.
+// The columns go in pairs: per four depth elements one LDRD of the split row serves both
+// columns' LDRD and two SMLAD (7 instructions per 8 MACs).
 template <int kWords>
-__attribute__((noinline)) void shallow_group(const int32_t* t, const int8_t* lhs, int32_t lhs_stride, int8_t* out,
+__attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int32_t lhs_stride, int8_t* out,
                                              int32_t out_stride, int32_t rows) {
+  constexpr int32_t kTail = 4 * column_words(4 * kWords);  // t[kTail .. kTail + 3]
+  t[kTail + 1] = lhs_stride, t[kTail + 2] = out_stride, t[kTail + 3] = rows;
   uint32_t row[2 * kWords];  // the row split: (even, odd) per word
-  int32_t acc, x0, x1, w0, w1;
-  // Word i of the row, split into row[2i], row[2i + 1].
+  int32_t a0, a1, x0, x1, w0, w1, w2, w3;
   // Each word of the row, split into row[2i], row[2i + 1].
-#define EMBER_SH_SPLIT                                           \
-  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"                           \
-  ".if \\i < %c[words]\n\t"                                      \
-  "ldr    %[x0], [%[lhs], #4*\\i]\n\t"                           \
-  "sxtb16 %[x1], %[x0]\n\t"                                     \
-  "sxtb16 %[x0], %[x0], ror #8\n\t"                             \
-  "strd   %[x1], %[x0], [%[row], #8*\\i]\n\t"                    \
-  ".endif\n\t"                                                  \
+#define EMBER_SH_SPLIT                                                   \
+  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"     \
+  ".if \\i < %c[words]\n\t"                                              \
+  "ldr    %[x0], [%[lhs], #4*\\i]\n\t"                                   \
+  "sxtb16 %[x1], %[x0]\n\t"                                              \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"                                      \
+  "strd   %[x1], %[x0], [%[row], #8*\\i]\n\t"                            \
+  ".endif\n\t"                                                           \
   ".endr\n\t"
-  // The split words against column j's.
-#define EMBER_SH_WORDS(j)                                        \
-  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"                           \
-  ".if \\i < %c[words]\n\t"                                      \
-  "ldrd   %[x0], %[x1], [%[row], #8*\\i]\n\t"                    \
-  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+20+8*\\i]\n\t"     \
-  "smlad  %[acc], %[x0], %[w0], %[acc]\n\t"                     \
-  "smlad  %[acc], %[x1], %[w1], %[acc]\n\t"                     \
-  ".endif\n\t"                                                  \
-  ".endr\n\t"
-#define EMBER_SH_OUT(j)                                          \
-  "ldrd   %[x0], %[x1], [%[t], #%c[cs]*" #j "+4]\n\t"           \
-  "smmla  %[x1], %[acc], %[x0], %[x1]\n\t"                      \
-  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+12]\n\t"          \
-  "tst    %[x1], %[w1]\n\t"                                     \
-  "beq    3" #j "f\n\t"                                         \
-  "asr    %[acc], %[x1], %[w0]\n"                                \
-  "2" #j ":\n\t"                                                \
-  "ssat   %[acc], #8, %[acc]\n\t"                               \
-  "strb   %[acc], [%[out], #" #j "]\n\t"
-#define EMBER_SH_TIE(j)                                          \
-  "3" #j ":\n\t"                                                \
-  "mul    %[x0], %[acc], %[x0]\n\t"                             \
-  "asr    %[acc], %[x1], %[w0]\n\t"                             \
-  "cmp    %[x0], #0\n\t"                                        \
-  "bne    2" #j "b\n\t"                                         \
-  "ldr    %[x0], [%[t], #%c[zp]]\n\t"                           \
-  "sub    %[acc], %[acc], %[x0]\n\t"                            \
-  "bic    %[acc], %[acc], #1\n\t"                               \
-  "add    %[acc], %[acc], %[x0]\n\t"                            \
+  // The split row against columns j and j + 1, onto their biases.
+#define EMBER_SH_PAIR(j, k)                                              \
+  "ldr    %[a0], [%[t], #%c[cs]*" #j "]\n\t"                             \
+  "ldr    %[a1], [%[t], #%c[cs]*" #k "]\n\t"                             \
+  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"     \
+  ".if \\i < %c[words]\n\t"                                              \
+  "ldrd   %[x0], %[x1], [%[row], #8*\\i]\n\t"                            \
+  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+20+8*\\i]\n\t"             \
+  "ldrd   %[w2], %[w3], [%[t], #%c[cs]*" #k "+20+8*\\i]\n\t"             \
+  "smlad  %[a0], %[x0], %[w0], %[a0]\n\t"                                \
+  "smlad  %[a1], %[x0], %[w2], %[a1]\n\t"                                \
+  "smlad  %[a0], %[x1], %[w1], %[a0]\n\t"                                \
+  "smlad  %[a1], %[x1], %[w3], %[a1]\n\t"                                \
+  ".endif\n\t"                                                           \
+  ".endr\n\t"                                                            \
+  EMBER_SH_OUT("a0", j) EMBER_SH_OUT("a1", k)
+  // Column j's FastOut arithmetic on acc and its store; x0 keeps m for a tie.
+#define EMBER_SH_OUT(acc, j)                                             \
+  "ldrd   %[x0], %[x1], [%[t], #%c[cs]*" #j "+4]\n\t"                    \
+  "smmla  %[x1], %[" acc "], %[x0], %[x1]\n\t"                           \
+  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+12]\n\t"                   \
+  "tst    %[x1], %[w1]\n\t"                                              \
+  "beq    3" #j "f\n\t"                                                  \
+  "asr    %[" acc "], %[x1], %[w0]\n"                                    \
+  "2" #j ":\n\t"                                                         \
+  "ssat   %[" acc "], #8, %[" acc "]\n\t"                                \
+  "strb   %[" acc "], [%[out], #" #j "]\n\t"
+#define EMBER_SH_TIE(acc, j)                                             \
+  "3" #j ":\n\t"                                                         \
+  "mul    %[x0], %[" acc "], %[x0]\n\t"                                  \
+  "asr    %[" acc "], %[x1], %[w0]\n\t"                                  \
+  "cmp    %[x0], #0\n\t"                                                 \
+  "bne    2" #j "b\n\t"                                                  \
+  "ldr    %[x0], [%[t], #%c[tail]*4]\n\t"                                \
+  "sub    %[" acc "], %[" acc "], %[x0]\n\t"                             \
+  "bic    %[" acc "], %[" acc "], #1\n\t"                                \
+  "add    %[" acc "], %[" acc "], %[x0]\n\t"                             \
   "b      2" #j "b\n\t"
-#define EMBER_SH_COLUMN(j)                                       \
-  "ldr    %[acc], [%[t], #%c[cs]*" #j "]\n\t"                   \
-  EMBER_SH_WORDS(j)                                              \
-  EMBER_SH_OUT(j)
   asm volatile(
       "1:\n\t"
       EMBER_SH_SPLIT
-      EMBER_SH_COLUMN(0) EMBER_SH_COLUMN(1) EMBER_SH_COLUMN(2) EMBER_SH_COLUMN(3)
-      "add    %[lhs], %[lhs], %[ls]\n\t"
-      "add    %[out], %[out], %[os]\n\t"
-      "subs   %[rows], %[rows], #1\n\t"
+      EMBER_SH_PAIR(0, 1) EMBER_SH_PAIR(2, 3)
+      "ldrd   %[x0], %[x1], [%[t], #%c[tail]*4+4]\n\t"
+      "add    %[lhs], %[lhs], %[x0]\n\t"
+      "add    %[out], %[out], %[x1]\n\t"
+      "ldr    %[x0], [%[t], #%c[tail]*4+12]\n\t"
+      "subs   %[x0], %[x0], #1\n\t"
+      "str    %[x0], [%[t], #%c[tail]*4+12]\n\t"
       "bne    1b\n\t"
       ".subsection 1\n"
-      EMBER_SH_TIE(0) EMBER_SH_TIE(1) EMBER_SH_TIE(2) EMBER_SH_TIE(3)
+      EMBER_SH_TIE("a0", 0) EMBER_SH_TIE("a1", 1) EMBER_SH_TIE("a0", 2) EMBER_SH_TIE("a1", 3)
       ".previous\n\t"
-      : [acc] "=&r"(acc), [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1), [lhs] "+r"(lhs),
-        [out] "+r"(out), [rows] "+r"(rows)
-      : [t] "r"(t), [row] "r"(row), [ls] "r"(lhs_stride), [os] "r"(out_stride), [words] "i"(kWords),
-        [zp] "i"(16 * column_words(4 * kWords)), [cs] "i"(4 * column_words(4 * kWords))
+      : [a0] "=&r"(a0), [a1] "=&r"(a1), [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1),
+        [w2] "=&r"(w2), [w3] "=&r"(w3), [lhs] "+r"(lhs), [out] "+r"(out)
+      : [t] "r"(t), [row] "r"(row), [words] "i"(kWords), [tail] "i"(kTail),
+        [cs] "i"(4 * column_words(4 * kWords))
       : "cc", "memory");
 #undef EMBER_SH_SPLIT
-#undef EMBER_SH_WORDS
+#undef EMBER_SH_PAIR
 #undef EMBER_SH_OUT
 #undef EMBER_SH_TIE
-#undef EMBER_SH_COLUMN
 }
 
 // The 2 x 2 blocks (and an odd last row's 1 x 4) over all of m. Its own frame: the callers'
@@ -487,7 +496,7 @@ inline bool shallow(const MatMultS8& m) {
 __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0) {
   int32_t* const t = m.pack;
   const int32_t cw = column_words(m.depth);
-  t[4 * cw] = m.output_zp;
+  t[4 * cw] = m.output_zp;  // shallow_group sets the three words after it
   for (; c0 + 4 <= m.cols; c0 += 4) {
     for (int32_t j = 0; j < 4; ++j) {
       const ChannelRequant q = channel_requant(m.multiplier[c0 + j], m.shift[c0 + j]);
