@@ -5,7 +5,7 @@
 //   - input 5, the folded bias: bias - input_zp * sum(filter row) per output channel
 //     (kernels/arm/fold.h; the kernel's load-time check recomputes and compares it);
 //   - for conv2d_s8 on its im2col path, and on the DSP tier also a pointwise conv of depth
-//     8 or 16, or 24 and more (its shallow table or packed rows), output 1, a scratch tensor of
+//     8, 16, 24 or more (its shallow table or packed rows), output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
 //     places like any buffer live during that op only (least: for RAM-bound plans);
 //   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers, output 1, the

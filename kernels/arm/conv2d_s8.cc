@@ -226,7 +226,7 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
     pointwise(m, s, g, c.in(0).as<const int8_t>(), c.out(0).as<int8_t>(), c.rows_bottom_up);
   } else {
     // As many pixels as the scratch holds, up to the tier's most (given >= one row: checked).
-    const size_t rows = given / static_cast<size_t>(m.depth), most = mat_mult_s8_block_rows(kBuiltTier);
+    const size_t rows = given / static_cast<size_t>(m.depth), most = mat_mult_s8_block_rows(kBuiltTier, m.depth);
     im2col(m, s, g, static_cast<int8_t>(q.input_zp), c.in(0).as<const int8_t>(), scratch,
            static_cast<int32_t>(rows < most ? rows : most), c.out(0).as<int8_t>(), c.rows_bottom_up);
   }

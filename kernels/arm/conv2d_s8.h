@@ -49,7 +49,7 @@ inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry
   const int32_t depth = s.filter_h * s.filter_w * s.in_c;
   const size_t pack = mat_mult_s8_pack_bytes(tier, depth);
   if (path == Conv2dPath::Pointwise) return pack;
-  const int32_t rows = least ? mat_mult_s8_min_block_rows(tier) : mat_mult_s8_block_rows(tier);
+  const int32_t rows = least ? mat_mult_s8_min_block_rows(tier) : mat_mult_s8_block_rows(tier, depth);
   return pack + static_cast<size_t>(rows) * depth;
 }
 

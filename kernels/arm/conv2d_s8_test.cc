@@ -17,7 +17,8 @@ namespace ember::kernels::arm::testing {
 namespace {
 
 constexpr int32_t kMaxIn = 2 * 12 * 12 * 40, kMaxFilter = 24000, kMaxOut = 2 * 12 * 12 * 40;
-// The most scratch: 12 rows (mat_mult_s8_block_rows(Mve)), or 8 rows and the DSP tier's 4 packed.
+// The most scratch: 12 rows (mat_mult_s8_block_rows(Mve)), or 8 rows and the DSP tier's 4 packed
+// (16 rows of its shallow depths).
 constexpr int32_t kMaxScratch = 16 * 10 * 5 * 40, kMaxC = 48;
 int8_t g_in[kMaxIn], g_filter[kMaxFilter], g_want[kMaxOut], g_got[kMaxOut + 16];
 alignas(16) int8_t g_scratch[kMaxScratch + 17];  // word-aligned, as planned scratch is (+1: below)
@@ -35,6 +36,7 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     Conv2dGeometry g{};
     static const int32_t kKernels[][2] = {{1, 1}, {1, 1}, {1, 1}, {3, 3}, {3, 3}, {1, 4}, {4, 1},
                                           {10, 4}, {5, 5}, {2, 3}, {1, 3}, {3, 1}};
+    bool first_layer = false;
     for (;;) {
       const int32_t* k = kKernels[r.range(0, 11)];
       s.filter_h = k[0], s.filter_w = k[1];
@@ -43,6 +45,13 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
       // tier's shallow path, of any of them (at least 16 pixels) the DSP tier's.
       static const int32_t kShallow[] = {8, 16, 32, 64};
       s.in_c = r.one_in(4) ? kShallow[r.range(0, 3)] : (r.one_in(4) ? r.range(1, 40) : r.range(1, 20));
+      // One case in eight a first layer: 3x3 over 3 channels, or 10x4 over 1 (depth 27 and 40:
+      // the DSP tier's shallow im2col path, 16 rows at a time).
+      first_layer = r.one_in(8);
+      if (first_layer) {
+        const bool rgb = r.one_in(2);
+        s.filter_h = rgb ? 3 : 10, s.filter_w = rgb ? 3 : 4, s.in_c = rgb ? 3 : 1;
+      }
       s.out_c = r.one_in(4) ? r.range(1, 40) : r.range(1, 20);
       const int32_t groups = r.one_in(12) && s.in_c % 2 == 0 && s.out_c % 2 == 0 ? 2 : 1;
       s.filter_c = s.in_c / groups;
@@ -75,7 +84,7 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     random_s8(r, g_filter, f_n);
     random_bias(r, g_bias, s.out_c);
     random_requant(r, g_mult, g_shift, s.out_c);
-    if (r.one_in(3)) zoo_requant(r, &qa.act_min, &qa.act_max, g_mult, g_shift, s.out_c);  // the DSP shallow loop
+    if (r.one_in(first_layer ? 2 : 3)) zoo_requant(r, &qa.act_min, &qa.act_max, g_mult, g_shift, s.out_c);  // DSP shallow
     const bool no_bias = r.one_in(6);
     const int32_t k = s.filter_h * s.filter_w * s.filter_c;
     for (int32_t c = 0; c < s.out_c; ++c)
@@ -94,8 +103,9 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const uint32_t most = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
     const uint32_t pack = static_cast<uint32_t>(
         conv2d_s8_path(s, g) == Conv2dPath::Portable ? 0 : mat_mult_s8_pack_bytes(kBuiltTier, k));
-    const int32_t scratch_n = static_cast<int32_t>(pack > 0 && r.one_in(4) ? least - pack + r.next() % pack
-                                                                           : least + r.next() % (most - least + 1));
+    const int32_t scratch_n = static_cast<int32_t>(
+        first_layer ? most
+                    : (pack > 0 && r.one_in(4) ? least - pack + r.next() % pack : least + r.next() % (most - least + 1)));
     const int32_t scratch_dims[1] = {scratch_n > 0 ? scratch_n : 1};
     // One case in eight on the DSP tier: a scratch off a word boundary (a crafted program's),
     // which the kernel runs without the packed rows rather than fault on LDRD.

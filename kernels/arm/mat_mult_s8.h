@@ -39,12 +39,18 @@ struct MatMultS8 {
 /// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
 /// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
 /// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
-/// The DSP tier's table for a product of depth 8, 16, 32 or 64 (its shallow path: four columns'
-/// folded biases, requantization constants and split weights, then the output zero point and
-/// the loop's strides and row count), or 0 for any other depth.
+/// Whether the DSP tier's shallow path (mat_mult_s8_dsp.cc) has a loop for `depth`: the
+/// pointwise depths 8, 16, 32 and 64, and the first layers' 27 (3x3 RGB) and 40 (kws's 10x4).
+inline constexpr bool mat_mult_s8_shallow_depth(int32_t depth) {
+  return depth == 8 || depth == 16 || depth == 27 || depth == 32 || depth == 40 || depth == 64;
+}
+
+/// The DSP tier's table for its shallow path: four columns' folded biases, requantization
+/// constants and split weights (two words per four depth elements, a partial last four
+/// zero-filled), then the output zero point and the loop's strides and row count; 0 for a
+/// depth it has no loop for.
 inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth) {
-  return depth == 8 || depth == 16 || depth == 32 || depth == 64 ? 4 * (4 * (5 + static_cast<size_t>(depth) / 2) + 4)
-                                                                 : 0;
+  return mat_mult_s8_shallow_depth(depth) ? 4 * (4 * (5 + 2 * ((static_cast<size_t>(depth) + 3) / 4)) + 4) : 0;
 }
 
 inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
@@ -61,7 +67,13 @@ inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
 /// cortex-m55: ic -4.6%, kws -1.3% and vww -1.2% instructions; 8 against 4 on the cortex-m4: ic
 /// -1.6%, kws and vww -0.5%), but the scratch is at ic's peak (864 and 576 B more), so the
 /// compiler gives RAM-bound plans the least (compiler/passes/pack_weights.cc).
-inline constexpr int32_t mat_mult_s8_block_rows(Tier tier) { return tier == Tier::Mve ? 12 : 8; }
+/// The DSP tier's shallow path wants at least 16 rows per product, so an im2col conv of depth
+/// 27 or 40 (vww's, ic's and kws's first layers) gathers 16: vww -3.0%, ic -1.4%, kws -0.8% on
+/// the cortex-m4. At depth 16 (ic's stride-2 shortcuts) 16 rows through it took 3% more than 8
+/// through the 2 x 2 blocks, so other depths keep 8.
+inline constexpr int32_t mat_mult_s8_block_rows(Tier tier, int32_t depth) {
+  return tier == Tier::Mve ? 12 : (tier == Tier::Dsp && (depth == 27 || depth == 40) ? 16 : 8);
+}
 inline constexpr int32_t mat_mult_s8_min_block_rows(Tier tier) { return tier == Tier::Mve ? 6 : 4; }
 
 void mat_mult_s8(const MatMultS8& m);

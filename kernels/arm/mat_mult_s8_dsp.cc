@@ -8,8 +8,8 @@
 // word, then eight SMLADs for 16 MACs, 43 instructions per 32 MACs. Both operands are split
 // into the same (even, odd) lane pairs, so neither the weights nor the activations need
 // re-ordering. The loops around those blocks are mat_mult_s8_loops.h's. A product of depth 8,
-// 16, 32 or 64 with enough rows takes four columns per pass with the requantization in the
-// same loop instead (shallow_group, below). Cortex-M4/M7/M33.
+// 16, 27, 32, 40 or 64 with enough rows takes four columns per pass with the requantization in
+// the same loop instead (shallow_group, below). Cortex-M4/M7/M33.
 
 #include "kernels/arm/tier.h"
 
@@ -383,28 +383,35 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
 // row the depth bytes are split once into a stack row (LDR, two SXTB16, STRD per four), then
 // per pair of columns their biases, the split words against both columns' split weights
 // (LDRD of the row, LDRD of each column's, four SMLAD) and the FastOut arithmetic with the
-// outputs stored at once: about 20 instructions per output at depth 8, 85 at depth 64. The group's table (mat_mult_s8_shallow_bytes: per column
-// the folded bias, FastOut and the split weights, then the output zero point) is in the
-// product's scratch, MatMultS8::pack, so no frame holds it; building it takes a few dozen
-// instructions per column, so only products of kShallowRows rows or more take this path.
+// outputs stored at once: about 20 instructions per output at depth 8, 85 at depth 64. The
+// first layers' depths, 27 and 40, take it too (their im2col blocks are 16 rows). The group's
+// table (mat_mult_s8_shallow_bytes: per column the folded bias, FastOut and the split weights,
+// then the output zero point and the loop's counters) is in the product's scratch,
+// MatMultS8::pack, so no frame holds it; building it takes a few dozen instructions per column,
+// so only products of kShallowRows rows or more take this path.
 
 constexpr int32_t kShallowRows = 16;
 
-// Column j's table at words j * (5 + depth / 2): bias, FastOut (m, rh, right, low), the split
-// weights. After the four columns: the output zero point, the row strides of lhs and out, and
-// the rows left (shallow_group's loop keeps them there: its registers are all taken).
-constexpr int32_t column_words(int32_t depth) { return 5 + depth / 2; }
+// Column j's table at words j * column_words(depth): bias, FastOut (m, rh, right, low), the
+// split weights (a partial last four zero-filled). After the four columns: the output zero
+// point, the row strides of lhs and out, and the rows left (shallow_group's loop keeps them
+// there: its registers are all taken).
+constexpr int32_t split_words(int32_t depth) { return (depth + 3) / 4; }
+constexpr int32_t column_words(int32_t depth) { return 5 + 2 * split_words(depth); }
 static_assert(sizeof(FastOut) == 16, "shallow_group's offsets");
 
-// Rows [0, rows) of lhs against the group's four columns (the table t); kWords = depth / 4.
-// The columns go in pairs: per four depth elements one LDRD of the split row serves both
-// columns' LDRD and two SMLAD (7 instructions per 8 MACs).
-template <int kWords>
+// Rows [0, rows) of lhs against the group's four columns (the table t). The columns go in
+// pairs: per four depth elements one LDRD of the split row serves both columns' LDRD and two
+// SMLAD (7 instructions per 8 MACs). A depth that is not a multiple of 4 (27) reads its last
+// bytes one by one (no byte past the row is read) into a word whose weights beyond are 0.
+template <int kDepth>
 __attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int32_t lhs_stride, int8_t* out,
                                              int32_t out_stride, int32_t rows) {
-  constexpr int32_t kTail = 4 * column_words(4 * kWords);  // t[kTail .. kTail + 3]
+  constexpr int32_t kWords = kDepth / 4, kRest = kDepth % 4;
+  static_assert(kRest == 0 || kRest == 3, "a loop for the partial word's bytes");
+  constexpr int32_t kTail = 4 * column_words(kDepth);  // t[kTail .. kTail + 3]
   t[kTail + 1] = lhs_stride, t[kTail + 2] = out_stride, t[kTail + 3] = rows;
-  uint32_t row[2 * kWords];  // the row split: (even, odd) per word
+  uint32_t row[2 * split_words(kDepth)];  // the row split: (even, odd) per word
   int32_t a0, a1, x0, x1, w0, w1, w2, w3;
   // Each word of the row, split into row[2i], row[2i + 1].
 #define EMBER_SH_SPLIT                                                   \
@@ -415,13 +422,21 @@ __attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int3
   "sxtb16 %[x0], %[x0], ror #8\n\t"                                      \
   "strd   %[x1], %[x0], [%[row], #8*\\i]\n\t"                            \
   ".endif\n\t"                                                           \
-  ".endr\n\t"
+  ".endr\n\t"                                                            \
+  ".if %c[rest] == 3\n\t"                                                \
+  "ldrh   %[x0], [%[lhs], #4*%c[words]]\n\t"                             \
+  "ldrb   %[x1], [%[lhs], #4*%c[words]+2]\n\t"                           \
+  "orr    %[x0], %[x0], %[x1], lsl #16\n\t"                              \
+  "sxtb16 %[x1], %[x0]\n\t"                                              \
+  "sxtb16 %[x0], %[x0], ror #8\n\t"                                      \
+  "strd   %[x1], %[x0], [%[row], #8*%c[words]]\n\t"                      \
+  ".endif\n\t"
   // The split row against columns j and j + 1, onto their biases.
 #define EMBER_SH_PAIR(j, k)                                              \
   "ldr    %[a0], [%[t], #%c[cs]*" #j "]\n\t"                             \
   "ldr    %[a1], [%[t], #%c[cs]*" #k "]\n\t"                             \
   ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"     \
-  ".if \\i < %c[words]\n\t"                                              \
+  ".if \\i < %c[split]\n\t"                                              \
   "ldrd   %[x0], %[x1], [%[row], #8*\\i]\n\t"                            \
   "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+20+8*\\i]\n\t"             \
   "ldrd   %[w2], %[w3], [%[t], #%c[cs]*" #k "+20+8*\\i]\n\t"             \
@@ -470,8 +485,8 @@ __attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int3
       ".previous\n\t"
       : [a0] "=&r"(a0), [a1] "=&r"(a1), [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1),
         [w2] "=&r"(w2), [w3] "=&r"(w3), [lhs] "+r"(lhs), [out] "+r"(out)
-      : [t] "r"(t), [row] "r"(row), [words] "i"(kWords), [tail] "i"(kTail),
-        [cs] "i"(4 * column_words(4 * kWords))
+      : [t] "r"(t), [row] "r"(row), [words] "i"(kWords), [rest] "i"(kRest), [split] "i"(split_words(kDepth)),
+        [tail] "i"(kTail), [cs] "i"(4 * column_words(kDepth))
       : "cc", "memory");
 #undef EMBER_SH_SPLIT
 #undef EMBER_SH_PAIR
@@ -483,10 +498,10 @@ __attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int3
 // tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
 __attribute__((noinline)) void blocks_2x2(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1>(m); }
 
-// Whether shallow_groups takes the product: a table in its scratch (mat_mult_s8_shallow_bytes),
-// at least kShallowRows rows, the whole int8 range.
+// Whether shallow_groups takes the product: a loop for its depth with the table in its scratch
+// (mat_mult_s8_shallow_bytes), at least kShallowRows rows, the whole int8 range.
 inline bool shallow(const MatMultS8& m) {
-  return m.pack != nullptr && mat_mult_s8_shallow_bytes(m.depth) > 0 && m.rows >= kShallowRows && m.act_min == -128 &&
+  return m.pack != nullptr && mat_mult_s8_shallow_depth(m.depth) && m.rows >= kShallowRows && m.act_min == -128 &&
          m.act_max == 127;
 }
 
@@ -505,18 +520,28 @@ __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0)
       const FastOut f = fast_constants(q, m.output_zp);
       col[0] = m.bias[c0 + j], col[1] = f.m, col[2] = f.rh, col[3] = f.right, col[4] = f.low;
       const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * m.depth;
-      for (int32_t i = 0; i < m.depth / 4; ++i) {
+      int32_t* split = col + 5;
+      int32_t i = 0;
+      for (; i + 4 <= m.depth; i += 4, split += 2) {
         uint32_t word;
-        memcpy(&word, w + 4 * i, 4);
+        memcpy(&word, w + i, 4);  // one LDR
         const Pairs p = split_s8(word);
-        col[5 + 2 * i] = p.even, col[6 + 2 * i] = p.odd;
+        split[0] = p.even, split[1] = p.odd;
+      }
+      if (i < m.depth) {  // the partial last four, zero-filled
+        uint32_t word = 0;
+        for (int32_t b = 0; i + b < m.depth; ++b) word |= (static_cast<uint32_t>(w[i + b]) & 0xFFu) << (8 * b);
+        const Pairs p = split_s8(word);
+        split[0] = p.even, split[1] = p.odd;
       }
     }
     switch (m.depth) {
-      case 8: shallow_group<2>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 16: shallow_group<4>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 32: shallow_group<8>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      default: shallow_group<16>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 8: shallow_group<8>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 16: shallow_group<16>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 27: shallow_group<27>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 32: shallow_group<32>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      case 40: shallow_group<40>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+      default: shallow_group<64>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
     }
   }
   return c0;
