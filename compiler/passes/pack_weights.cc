@@ -124,9 +124,12 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
     const bool least = target.memory.mode == PlanMode::Smallest || target.memory.ram_budget > 0;
     size_t scratch = 0;
     if (op.kernel == dw) {
-      // The strip of the DSP and MVE kernels (depth multiplier 1 only: the others run the
-      // portable kernel).
-      if (s.out_c == s.in_c) scratch = kernels::arm::depthwise_conv2d_s8_scratch_bytes(s, geo, tier, least);
+      // The strip of the tier's kernel (depth multiplier 1 only: the others run the portable
+      // kernel). On the scalar tier only the Cortex-M3 has it (Cortex-M3 assembly): the
+      // Cortex-M0 (Armv6-M) runs the listed taps and gets no scratch.
+      const bool armv6m = target.mcpu.rfind("cortex-m0", 0) == 0;
+      if (s.out_c == s.in_c && !armv6m)
+        scratch = kernels::arm::depthwise_conv2d_s8_scratch_bytes(s, geo, tier, least);
     } else {
       using kernels::arm::Conv2dPath;
       switch (kernels::arm::conv2d_s8_path(s, geo)) {

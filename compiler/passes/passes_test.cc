@@ -157,6 +157,24 @@ TEST(PackWeights, MveDepthwiseFilterHoldingMinus128RunsThePortableKernel) {
   }
 }
 
+TEST(PackWeights, DepthwiseStripScratchPerCore) {
+  // 1x4x4x8, 3x3, stride 1, padding 1: a ring of 3 rows of 4 + 2 pixels. DSP pixels are 8
+  // bytes, the Cortex-M3's 4; the Cortex-M0 runs the listed taps and gets none.
+  const std::pair<const char*, int64_t> cases[] = {
+      {"cortex-m55", 768}, {"cortex-m4", 3 * 6 * 8}, {"cortex-m3", 3 * 6 * 4}, {"cortex-m0", 0}};
+  for (const auto& [target, bytes] : cases) {
+    Graph g;
+    g.ops.push_back(depthwise_op(g, std::vector<int8_t>(72, 5)));
+    Diagnostics diag;
+    ASSERT_EQ(pack_weights(g, find_target(target), diag), Status::Success);
+    const Op& op = g.ops[0];
+    ASSERT_EQ(op.outputs.size(), bytes > 0 ? 2u : 1u) << target;
+    if (bytes > 0) {
+      EXPECT_EQ(g.tensors[op.outputs[1]].shape, std::vector<int64_t>{bytes}) << target;
+    }
+  }
+}
+
 TEST(Pipeline, ModelOutputThatIsAViewOfAnInputIsRejected) {
   Graph g;
   const int x = activation(g, "x", {1, 4});

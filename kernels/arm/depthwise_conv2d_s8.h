@@ -59,7 +59,8 @@ inline size_t depthwise_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g
 
 /// Scratch bytes `tier`'s kernel takes for an op of depth multiplier 1 (output 1, planned by
 /// the compiler like an activation; host-callable). MVE: the strip, kDepthwiseStripBytes. Scalar
-/// and DSP: the ring for a whole output row; if that is over kDepthwiseStripBytes,
+/// (the Cortex-M3's; the Cortex-M0 and the host run the listed taps) and DSP: the ring for a
+/// whole output row; if that is over kDepthwiseStripBytes,
 /// kDepthwiseStripBytes (a map whose input and output are disjoint runs in bands of columns), or
 /// 0 for a RAM-bound plan (`least`: its ops mostly run in place, where bands cannot); 0 when the
 /// strip path does not take the op (depthwise_strip). The MVE kernel given less, or a scratch

@@ -14,9 +14,11 @@
 //     four channels requantize in the common form (FastOut, primitives_scalar.h), one asm loop
 //     per output row does each pixel's taps, requantization and stores (mac_requant_3x3: DSP,
 //     and Cortex-M3 by MLA and SMLAL);
-//   - any other group (or core: Cortex-M0, the host) sums kChunk pixels in C (mac_any), then
-//     requantizes each channel's sums with its constants in registers (DSP: requantize_fast) or
-//     in C (requantize_any).
+//   - any other group (a tail of fewer than four channels, another requantization form) sums
+//     kChunk pixels in C (mac_any), then requantizes each channel's sums with its constants in
+//     registers (DSP: requantize_fast) or in C (requantize_any).
+// Cores without the asm loop (Cortex-M0, the host) take the listed taps: the strip in C was
+// slower there.
 // The strip is the op's scratch (depthwise_conv2d_s8_scratch_bytes). Windows other than 3x3
 // (stride 1 or 2, dilation 1), one output pixel, no scratch (or one off a word boundary), or a
 // scratch too small for one output (for an output that may overwrite its input: for the whole
@@ -93,7 +95,10 @@ inline int32_t band_width(const DepthwiseS8& d) {
   const Conv2dGeometry& g = d.geometry;
   // One output pixel (sww's last layer, or an in-place op run a row at a time) would pay the
   // group set-up and the ring for nothing.
-  if (!depthwise_strip(s, g) || s.batches * s.out_h * s.out_w < 2 || reinterpret_cast<uintptr_t>(d.scratch) % 4 != 0)
+  // Without the asm loop (Cortex-M0, the host) the strip in C took more than the listed taps
+  // (a Cortex-M3 built so: kws's depthwise layers 765,000 instructions against 646,000).
+  if (!kFusedLoop || !depthwise_strip(s, g) || s.batches * s.out_h * s.out_w < 2 ||
+      reinterpret_cast<uintptr_t>(d.scratch) % 4 != 0)
     return 0;
   if (depthwise_ring_bytes(s, g, s.out_w, kBuiltTier) <= d.scratch_bytes) return s.out_w;
   const int32_t widest =
