@@ -8,8 +8,9 @@
 //     8, 16, 24 or more (its shallow table or packed rows), output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
 //     places like any buffer live during that op only (least: for RAM-bound plans);
-//   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers, output 1, the
-//     kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes.
+//   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers and the
+//     Cortex-M3, output 1, the kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape,
+//     geometry, tier, least) bytes.
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
 // path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
 // -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so

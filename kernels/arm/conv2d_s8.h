@@ -10,7 +10,8 @@
 //              input_zp, which the folded bias cancels), then multiplied;
 //   portable   grouped convs, or an op without the folded bias or with too little scratch.
 // On the DSP tier both paths' products also take the first mat_mult_s8_pack_bytes of the
-// scratch: four packed rows (from depth 24), or the shallow path's table (depth 8, 16, 32, 64).
+// scratch: four packed rows (from depth 24), or the shallow path's table (depths 8, 16, 27, 32,
+// 40, 64).
 // Operands: the portable ones, plus input 5 (folded bias, int32[O]) and output 1 (scratch,
 // int8[conv2d_s8_scratch_bytes(...)]), see kernels/arm/operands.h.
 

@@ -84,7 +84,8 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     random_s8(r, g_filter, f_n);
     random_bias(r, g_bias, s.out_c);
     random_requant(r, g_mult, g_shift, s.out_c);
-    if (r.one_in(first_layer ? 2 : 3)) zoo_requant(r, &qa.act_min, &qa.act_max, g_mult, g_shift, s.out_c);  // DSP shallow
+    // The zoo's quantization, which the DSP tier's shallow loop takes.
+    if (r.one_in(first_layer ? 2 : 3)) zoo_requant(r, &qa.act_min, &qa.act_max, g_mult, g_shift, s.out_c);
     const bool no_bias = r.one_in(6);
     const int32_t k = s.filter_h * s.filter_w * s.filter_c;
     for (int32_t c = 0; c < s.out_c; ++c)
@@ -103,9 +104,11 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const uint32_t most = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
     const uint32_t pack = static_cast<uint32_t>(
         conv2d_s8_path(s, g) == Conv2dPath::Portable ? 0 : mat_mult_s8_pack_bytes(kBuiltTier, k));
-    const int32_t scratch_n = static_cast<int32_t>(
-        first_layer ? most
-                    : (pack > 0 && r.one_in(4) ? least - pack + r.next() % pack : least + r.next() % (most - least + 1)));
+    // First layers take the most, for their 16-row blocks (and draw nothing).
+    const auto draw = [&] {
+      return pack > 0 && r.one_in(4) ? least - pack + r.next() % pack : least + r.next() % (most - least + 1);
+    };
+    const int32_t scratch_n = static_cast<int32_t>(first_layer ? most : draw());
     const int32_t scratch_dims[1] = {scratch_n > 0 ? scratch_n : 1};
     // One case in eight on the DSP tier: a scratch off a word boundary (a crafted program's),
     // which the kernel runs without the packed rows rather than fault on LDRD.

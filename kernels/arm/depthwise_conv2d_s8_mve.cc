@@ -495,8 +495,8 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
     }
 }
 
-// Bytes of the padded strip (the op's scratch) that small maps take instead of the border path: the
-// strip's rows twice (group_strip).
+// Bytes of the padded strip (the op's scratch) that small maps take instead of the border
+// path: the strip's rows twice (group_strip).
 constexpr int32_t kStripBytes = static_cast<int32_t>(kDepthwiseStripBytes);
 static_assert(kMaxRowTaps * 16 <= kStripBytes, "group's one-row weight table lives in the strip");
 

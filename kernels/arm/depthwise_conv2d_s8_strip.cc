@@ -68,12 +68,13 @@ constexpr bool kFusedLoop = false;
 struct GroupTable {
   int32_t bias[4];                      // the folded biases of c0..c3
   uint32_t tap[kMaxTaps][kPixelWords];  // as a strip pixel
-  FastOut out[4];             // when every channel is fast
-  int32_t zp;                 // output zero point
-  int32_t cn;                 // bytes between output pixels
-  int8_t* out_end;            // mac_requant_3x3: one pixel past the row's last output
+  FastOut out[4];                       // when every channel is fast
+  int32_t zp;                           // output zero point
+  int32_t cn;                           // bytes between output pixels
+  int8_t* out_end;                      // mac_requant_3x3: one pixel past the row's last output
 };
-static_assert(!kFusedLoop || (offsetof(GroupTable, tap) == 16 && offsetof(GroupTable, cn) + 4 == offsetof(GroupTable, out_end)),
+static_assert(!kFusedLoop ||
+                  (offsetof(GroupTable, tap) == 16 && offsetof(GroupTable, cn) + 4 == offsetof(GroupTable, out_end)),
               "mac_requant_3x3's offsets");
 
 // The group's four bytes at p; channels past the op's last (gc < 4) are 0.

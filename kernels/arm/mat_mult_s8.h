@@ -33,12 +33,6 @@ struct MatMultS8 {
   int32_t* pack;       // DSP tier: mat_mult_s8_pack_bytes of word-aligned scratch, or null
 };
 
-/// Scratch bytes of the DSP tier's product (MatMultS8::pack), the larger of two uses: the four
-/// rows of `depth` it packs as word pairs, two int8 activations per word, from depth 24 (below
-/// it packing and the 4 x 2 block's set-up cost more than they save: cortex-m4, vww's depth-8
-/// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
-/// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
-/// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
 /// Whether the DSP tier's shallow path (mat_mult_s8_dsp.cc) has a loop for `depth`: the
 /// pointwise depths 8, 16, 32 and 64, and the first layers' 27 (3x3 RGB) and 40 (kws's 10x4).
 inline constexpr bool mat_mult_s8_shallow_depth(int32_t depth) {
@@ -53,6 +47,12 @@ inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth) {
   return mat_mult_s8_shallow_depth(depth) ? 4 * (4 * (5 + 2 * ((static_cast<size_t>(depth) + 3) / 4)) + 4) : 0;
 }
 
+/// Scratch bytes of the DSP tier's product (MatMultS8::pack), the larger of two uses: the four
+/// rows of `depth` it packs as word pairs, two int8 activations per word, from depth 24 (below
+/// it packing and the 4 x 2 block's set-up cost more than they save: cortex-m4, vww's depth-8
+/// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
+/// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
+/// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
 inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
   if (tier != Tier::Dsp) return 0;
   const size_t packed = depth >= 24 ? 8 * static_cast<size_t>(depth) : 0;
@@ -68,9 +68,9 @@ inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
 /// -1.6%, kws and vww -0.5%), but the scratch is at ic's peak (864 and 576 B more), so the
 /// compiler gives RAM-bound plans the least (compiler/passes/pack_weights.cc).
 /// The DSP tier's shallow path wants at least 16 rows per product, so an im2col conv of depth
-/// 27 or 40 (vww's, ic's and kws's first layers) gathers 16: vww -3.0%, ic -1.4%, kws -0.8% on
-/// the cortex-m4. At depth 16 (ic's stride-2 shortcuts) 16 rows through it took 3% more than 8
-/// through the 2 x 2 blocks, so other depths keep 8.
+/// 27 or 40 (vww's, ic's and kws's first layers) gathers 16: vww -3.4%, ic -1.6%, kws -1.6% on
+/// the cortex-m4 (with those depths' loops). At depth 16 (ic's stride-2 shortcuts) 16 rows
+/// through it took 3% more than 8 through the 2 x 2 blocks, so other depths keep 8.
 inline constexpr int32_t mat_mult_s8_block_rows(Tier tier, int32_t depth) {
   return tier == Tier::Mve ? 12 : (tier == Tier::Dsp && (depth == 27 || depth == 40) ? 16 : 8);
 }

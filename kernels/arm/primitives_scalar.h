@@ -145,12 +145,13 @@ inline void copy_s8(int8_t* dst, const int8_t* src, int32_t n) { memcpy(dst, src
 
 /// A channel's requantization in the form the asm loops of the DSP tier and the Cortex-M3 take
 /// (depthwise_conv2d_s8_strip.cc, mat_mult_s8_dsp.cc), when its shift is in [-23, -2] and the
-/// activation range is all of int8 (every zoo layer). With right = -shift - 1 >= 1, requantize_s8's rounding constant
-/// 2^(31 + right) has no low word, so the high word h of acc * m + constant is one SMMLA (on
-/// the M3: SMLAL onto rh:0) with rh = 2^(right - 1); rh also holds zp * 2^right, which the shift turns into + zp (right <= 22
-/// keeps h within int32: |acc * m / 2^32| < 2^30). SSAT #8 is then the clamp. A tie (half to
-/// even) needs h's low `right` bits zero, one TST against `low` (1 output in 2^right), and the
-/// product's low word zero (MUL, out of line); it clears the low bit of the value before zp.
+/// activation range is all of int8 (every zoo layer). With right = -shift - 1 >= 1,
+/// requantize_s8's rounding constant 2^(31 + right) has no low word, so the high word h of
+/// acc * m + constant is one SMMLA (on the M3: SMLAL onto rh:0) with rh = 2^(right - 1); rh
+/// also holds zp * 2^right, which the shift turns into + zp (right <= 22 keeps h within int32:
+/// |acc * m / 2^32| < 2^30). SSAT #8 is then the clamp. A tie (half to even) needs h's low
+/// `right` bits zero, one TST against `low` (1 output in 2^right), and the product's low word
+/// zero (MUL, out of line); it clears the low bit of the value before zp.
 struct FastOut {
   int32_t m, rh, right, low;
 };
