@@ -53,17 +53,40 @@ const char* dtype_str(fb::DType d) {
 
 std::string str(const flatbuffers::String* s) { return s ? s->str() : ""; }
 
+// A tensor's shape; a rank past the stored dims (a file the runtime rejects) shows those only.
+std::vector<int32_t> shape_of(const fb::Tensor& t) {
+  std::vector<int32_t> shape;
+  for (uint32_t d = 0; d < t.rank() && d < t.dims()->size(); ++d) shape.push_back(t.dims()->Get(d));
+  return shape;
+}
+
+std::string dims_json(const fb::Tensor& t) {
+  std::string out = "[";
+  for (int32_t d : shape_of(t)) out += (out.size() > 1 ? ", " : "") + std::to_string(d);
+  return out + "]";
+}
+
+// Tensor t's name: the t-th NUL-ended entry of tensor_names ("" when there is none).
+std::string name_of(const fb::Program& p, int32_t t) {
+  const std::string names = str(p.tensor_names());
+  size_t at = 0;
+  for (int32_t i = 0; i < t && at < names.size(); ++i) {
+    const size_t nul = names.find('\0', at);
+    at = nul == std::string::npos ? names.size() : nul + 1;
+  }
+  if (t < 0 || at >= names.size()) return "";
+  return names.substr(at, names.find('\0', at) - at);
+}
+
 std::string io(const fb::Program& p, int32_t index) {
   if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return "null";
   const fb::Tensor* t = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
-  const fb::Quantization* q = t->quant();
-  std::string out = "{\"name\": " + quote(str(t->name())) + ", \"shape\": " +
-                    list(t->shape(), [](int32_t d) { return std::to_string(d); }) +
+  std::string out = "{\"name\": " + quote(name_of(p, index)) + ", \"shape\": " + dims_json(*t) +
                     ", \"dtype\": " + quote(dtype_str(t->dtype())) +
                     ", \"layout\": " + quote(t->layout() == fb::Layout::Nchw ? "nchw_as_nhwc"
                                                      : t->layout() == fb::Layout::Ncl ? "ncl_as_nl1c" : "as_model");
-  if (q && q->scale() && q->scale()->size() == 1 && q->zero_point() && q->zero_point()->size() == 1)
-    out += ", \"scale\": " + number(q->scale()->Get(0)) + ", \"zero_point\": " + std::to_string(q->zero_point()->Get(0));
+  if (t->scale() != 0)
+    out += ", \"scale\": " + number(t->scale()) + ", \"zero_point\": " + std::to_string(t->zero_point());
   else
     out += ", \"scale\": null, \"zero_point\": null";
   return out + "}";
@@ -72,19 +95,19 @@ std::string io(const fb::Program& p, int32_t index) {
 // Multiply-accumulates of one op: convolutions and fully connected layers only (the counting
 // rule of ember.models.stats). conv filters are OHWI, depthwise 1HWC, linear [O, K].
 uint64_t op_macs(const fb::Program& p, const fb::Op& op, const std::string& kernel) {
-  auto shape = [&](int32_t t) -> const flatbuffers::Vector<int32_t>* {
-    if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return nullptr;
-    return p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->shape();
+  auto shape = [&](int32_t t) {
+    if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return std::vector<int32_t>();
+    return shape_of(*p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t)));
   };
   if (!op.inputs() || op.inputs()->size() < 2 || !op.outputs() || op.outputs()->size() < 1) return 0;
-  const auto* filter = shape(op.inputs()->Get(1));
-  const auto* out = shape(op.outputs()->Get(0));
-  if (!filter || !out || filter->size() == 0) return 0;
+  const std::vector<int32_t> filter = shape(op.inputs()->Get(1));
+  const std::vector<int32_t> out = shape(op.outputs()->Get(0));
+  if (filter.empty() || out.empty()) return 0;
   uint64_t out_elems = 1, filter_elems = 1;
-  for (int32_t d : *out) out_elems *= static_cast<uint64_t>(d);
-  for (int32_t d : *filter) filter_elems *= static_cast<uint64_t>(d);
-  const uint64_t first = static_cast<uint64_t>(filter->Get(0));
-  const uint64_t last = static_cast<uint64_t>(filter->Get(filter->size() - 1));
+  for (int32_t d : out) out_elems *= static_cast<uint64_t>(d);
+  for (int32_t d : filter) filter_elems *= static_cast<uint64_t>(d);
+  const uint64_t first = static_cast<uint64_t>(filter.front());
+  const uint64_t last = static_cast<uint64_t>(filter.back());
   if (kernel.rfind("depthwise_conv2d", 0) == 0) return last ? out_elems * (filter_elems / last) : 0;
   if (kernel.rfind("conv2d", 0) == 0 || kernel.rfind("fully_connected", 0) == 0)
     return first ? out_elems * (filter_elems / first) : 0;
@@ -106,12 +129,11 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
   }
   auto tensor_name = [&](int32_t t) {
     return t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()
-               ? std::string("null") : quote(str(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->name()));
+               ? std::string("null") : quote(name_of(p, t));
   };
   auto tensor_shape = [&](int32_t t) {
     if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return std::string("null");
-    return list(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->shape(),
-                [](int32_t d) { return std::to_string(d); });
+    return dims_json(*p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t)));
   };
   std::string ops = list(p.ops(), [&](const fb::Op* op) {
     const std::string source = str(op->source());
@@ -153,12 +175,11 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     const fb::Tensor* x = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
     if (x->storage() != fb::Storage::Arena) continue;
     uint64_t bytes = x->dtype() == fb::DType::Int8 ? 1 : 4;
-    if (x->shape())
-      for (int32_t d : *x->shape()) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    for (int32_t d : shape_of(*x)) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
     const std::string region = x->region() < p.regions()->size() ? str(p.regions()->Get(x->region())->name()) : "?";
     if (buffers.size() > 1) buffers += ", ";
-    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(str(x->name())) +
-               ", \"shape\": " + list(x->shape(), [](int32_t d) { return std::to_string(d); }) +
+    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(name_of(p, t)) +
+               ", \"shape\": " + dims_json(*x) +
                ", \"dtype\": " + quote(dtype_str(x->dtype())) + ", \"region\": " + quote(region) +
                ", \"offset\": " + std::to_string(x->offset()) + ", \"bytes\": " + std::to_string(bytes) +
                ", \"first_op\": " + std::to_string(first[t]) + ", \"last_op\": " + std::to_string(last[t]) +

@@ -57,12 +57,18 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
 
   flatbuffers::FlatBufferBuilder fbb(1 << 16);
   std::vector<uint8_t> constants;
-  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  std::vector<fb::Tensor> tensors;
+  std::string names;  // NUL-ended, in tensor order
   for (int t : order) {
     const Tensor& tensor = g.tensors[t];
     fb::DType dtype;
     if (!to_schema_dtype(tensor.dtype, &dtype)) {
       diag.error("tensor '" + tensor.name + "' has dtype " + dtype_name(tensor.dtype) + ", which programs cannot hold");
+      return {};
+    }
+    if (tensor.shape.size() > rt::kMaxRank) {
+      diag.error("tensor '" + tensor.name + "' has rank " + std::to_string(tensor.shape.size()) +
+                 "; programs hold at most " + std::to_string(rt::kMaxRank) + " dims");
       return {};
     }
     uint32_t offset = 0, region = 0;
@@ -80,16 +86,26 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     // for debugging). A constant's quantization is already folded into the multipliers, shifts
     // and biases its op reads; per-channel weight scales would be dead bytes that every load
     // still has to verify.
-    flatbuffers::Offset<fb::Quantization> quant;
+    float scale = 0;
+    int32_t zero_point = 0;
     if (tensor.quant && !tensor.is_constant) {
-      std::vector<float> scale(tensor.quant->scale.begin(), tensor.quant->scale.end());
-      quant = fb::CreateQuantizationDirect(fbb, &scale, &tensor.quant->zero_point, tensor.quant->axis);
+      if (tensor.quant->scale.size() != 1 || tensor.quant->zero_point.size() > 1) {
+        diag.error("tensor '" + tensor.name + "' is quantized per channel; programs hold a "
+                   "per-channel scale only folded into its op's multipliers");
+        return {};
+      }
+      scale = static_cast<float>(tensor.quant->scale[0]);
+      zero_point = tensor.quant->zero_point.empty() ? 0 : tensor.quant->zero_point[0];
     }
-    std::vector<int32_t> shape(tensor.shape.begin(), tensor.shape.end());
+    int32_t dims[rt::kMaxRank] = {};
+    for (size_t d = 0; d < tensor.shape.size(); ++d) dims[d] = static_cast<int32_t>(tensor.shape[d]);
     const auto root = view_root.find(t);
     const int view_of = root == view_root.end() ? -1 : index[root->second];
-    tensors.push_back(fb::CreateTensorDirect(fbb, tensor.name.c_str(), &shape, dtype, quant, storage, region,
-                                             offset, static_cast<fb::Layout>(tensor.layout), view_of));
+    tensors.emplace_back(flatbuffers::span<const int32_t, rt::kMaxRank>(dims), offset, view_of, scale,
+                         zero_point, static_cast<uint8_t>(region), static_cast<uint8_t>(tensor.shape.size()),
+                         dtype, storage, static_cast<fb::Layout>(tensor.layout));
+    names += tensor.name;
+    names += '\0';
   }
 
   std::vector<flatbuffers::Offset<fb::Op>> ops;
@@ -123,7 +139,8 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     fbb.ForceVectorAlignment(constants.size(), sizeof(uint8_t), 16);
     constant_data = fbb.CreateVector(constants);
   }
-  auto root = fb::CreateProgram(fbb, kSchemaVersion, fbb.CreateVector(tensors), fbb.CreateVector(ops),
+  auto root = fb::CreateProgram(fbb, kSchemaVersion, fbb.CreateVectorOfStructs(tensors), fbb.CreateString(names),
+                                fbb.CreateVector(ops),
                                 fbb.CreateVector(inputs), fbb.CreateVector(outputs), fbb.CreateVector(regions),
                                 fbb.CreateVector(kernel_list), constant_data,
                                 static_cast<uint32_t>(g.lower_bound), peak);

@@ -98,19 +98,17 @@ Status Program::io_info(bool input, size_t index, TensorInfo* info) const {
   if (root_ == nullptr || info == nullptr) return Status::InvalidState;
   const flatbuffers::Vector<int32_t>* list = input ? root_->inputs() : root_->outputs();
   if (index >= list->size()) return Status::RuntimeIndex;
-  const fbs::Tensor& t = *root_->tensors()->Get(
-      static_cast<uint32_t>(list->Get(static_cast<uint32_t>(index))));
+  const uint32_t tensor = static_cast<uint32_t>(list->Get(static_cast<uint32_t>(index)));
+  const fbs::Tensor& t = *root_->tensors()->Get(tensor);
   TensorInfo r;
-  r.rank = static_cast<uint8_t>(t.shape()->size());
-  for (uint8_t d = 0; d < r.rank; ++d) r.dims[d] = t.shape()->Get(d);
+  r.rank = t.rank();
+  for (uint8_t d = 0; d < r.rank; ++d) r.dims[d] = t.dims()->Get(d);
   r.dtype = static_cast<DType>(t.dtype());
   r.bytes = internal::tensor_bytes(t);
-  if (const fbs::Quantization* q = t.quant()) {
-    r.quantized = true;
-    r.scale = q->scale()->Get(0);
-    r.zero_point = q->zero_point() && q->zero_point()->size() ? q->zero_point()->Get(0) : 0;
-  }
-  r.name = t.name() ? t.name()->c_str() : "";
+  r.quantized = internal::scale_bits(t) != 0;
+  r.scale = t.scale();
+  r.zero_point = t.zero_point();
+  r.name = internal::tensor_name(*root_, tensor);
   *info = r;
   return Status::Ok;
 }
@@ -124,10 +122,9 @@ void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
   // Field by field rather than `*view = TensorView()` first: this runs for every operand of
   // every op at load and at each inference, and the struct copy is a memset call.
   const fbs::Tensor& t = *root_->tensors()->Get(static_cast<uint32_t>(tensor));
-  const flatbuffers::Vector<int32_t>& shape = *t.shape();
-  const uint32_t rank = shape.size();  // <= kMaxRank (verified)
+  const uint32_t rank = t.rank();  // <= kMaxRank (verified)
   view->rank = static_cast<uint8_t>(rank);
-  for (uint32_t d = 0; d < kMaxRank; ++d) view->dims[d] = d < rank ? shape.Get(d) : 0;
+  for (uint32_t d = 0; d < kMaxRank; ++d) view->dims[d] = d < rank ? t.dims()->Get(d) : 0;
   view->dtype = static_cast<DType>(t.dtype());
   view->constant = false;
   if (t.storage() == fbs::Storage::Constant) {

@@ -26,7 +26,7 @@ struct Program;  // generated from schema/program.fbs; kept out of this header
 namespace ember::rt {
 
 /// The schema version this runtime reads (Program.version). Bump with any change of meaning.
-inline constexpr uint32_t kSchemaVersion = 2;
+inline constexpr uint32_t kSchemaVersion = 3;
 /// Memory regions a program may ask for (TCM, SRAM, ... per target).
 inline constexpr size_t kMaxRegions = 4;
 /// Alignment of the file, its constant data, each constant and each region base.

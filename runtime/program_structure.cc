@@ -24,19 +24,26 @@ namespace fbs = ::ember::schema;
 // --- The description of schema/program.fbs --------------------------------------------------
 
 // A field's kind in its high nibble; in the low nibble the byte size of a scalar or of a
-// vector's element, or the index in kTables of a (vector of) table(s).
+// vector's element, a struct's size in words, or the index in kTables of a (vector of)
+// table(s).
 enum : uint8_t {
   kScalar = 0x00,
   kVector = 0x10,   // vector of scalars
   kString = 0x20,
   kTable = 0x30,
-  kTableVector = 0x40,  // vector of tables
+  kTableVector = 0x40,   // vector of tables
+  kStructVector = 0x50,  // vector of structs
 };
 constexpr uint8_t scalar(uint8_t bytes) { return kScalar | bytes; }
 constexpr uint8_t vector(uint8_t bytes) { return kVector | bytes; }
+template <typename T>
+constexpr uint8_t struct_vector() {
+  static_assert(sizeof(T) % 4 == 0 && sizeof(T) / 4 < 16, "a struct of 4 to 60 bytes");
+  return kStructVector | sizeof(T) / 4;
+}
 
 // Indices in kTables.
-enum : uint8_t { kProgram, kTensor, kOp, kRegion, kQuantization, kNumTables };
+enum : uint8_t { kProgram, kOp, kRegion, kNumTables };
 
 struct Field {
   uint8_t vt;    // the field's vtable slot: the generated VT_ constant
@@ -47,7 +54,8 @@ struct Field {
 // line here; the static_asserts below fail the build until it is added, with the right kind.
 constexpr Field kProgramFields[] = {
     {fbs::Program::VT_VERSION, scalar(4)},
-    {fbs::Program::VT_TENSORS, kTableVector | kTensor},
+    {fbs::Program::VT_TENSORS, struct_vector<fbs::Tensor>()},
+    {fbs::Program::VT_TENSOR_NAMES, kString},
     {fbs::Program::VT_OPS, kTableVector | kOp},
     {fbs::Program::VT_INPUTS, vector(4)},
     {fbs::Program::VT_OUTPUTS, vector(4)},
@@ -56,17 +64,6 @@ constexpr Field kProgramFields[] = {
     {fbs::Program::VT_CONSTANT_DATA, vector(1)},
     {fbs::Program::VT_LOWER_BOUND, scalar(4)},
     {fbs::Program::VT_PEAK_OP, scalar(4)},
-};
-constexpr Field kTensorFields[] = {
-    {fbs::Tensor::VT_NAME, kString},
-    {fbs::Tensor::VT_SHAPE, vector(4)},
-    {fbs::Tensor::VT_DTYPE, scalar(1)},
-    {fbs::Tensor::VT_QUANT, kTable | kQuantization},
-    {fbs::Tensor::VT_STORAGE, scalar(1)},
-    {fbs::Tensor::VT_REGION, scalar(4)},
-    {fbs::Tensor::VT_OFFSET, scalar(4)},
-    {fbs::Tensor::VT_LAYOUT, scalar(1)},
-    {fbs::Tensor::VT_VIEW_OF, scalar(4)},
 };
 constexpr Field kOpFields[] = {
     {fbs::Op::VT_KERNEL, scalar(2)},
@@ -82,11 +79,6 @@ constexpr Field kRegionFields[] = {
     {fbs::Region::VT_NAME, kString},
     {fbs::Region::VT_SIZE, scalar(4)},
 };
-constexpr Field kQuantizationFields[] = {
-    {fbs::Quantization::VT_SCALE, vector(4)},
-    {fbs::Quantization::VT_ZERO_POINT, vector(4)},
-    {fbs::Quantization::VT_AXIS, scalar(4)},
-};
 
 struct Table {
   const Field* fields;
@@ -96,9 +88,8 @@ template <size_t N>
 constexpr Table table(const Field (&fields)[N]) {
   return {fields, static_cast<uint8_t>(N)};
 }
-constexpr Table kTables[kNumTables] = {table(kProgramFields), table(kTensorFields),
-                                       table(kOpFields), table(kRegionFields),
-                                       table(kQuantizationFields)};
+constexpr Table kTables[kNumTables] = {table(kProgramFields), table(kOpFields),
+                                       table(kRegionFields)};
 
 // --- Compile-time ties to the generated code ---------------------------------------------------
 //
@@ -109,10 +100,8 @@ constexpr Table kTables[kNumTables] = {table(kProgramFields), table(kTensorField
 
 // The tables a field can hold (the root, Program, is never nested).
 template <typename T> struct TableIndex;
-template <> struct TableIndex<fbs::Tensor> { static constexpr uint8_t value = kTensor; };
 template <> struct TableIndex<fbs::Op> { static constexpr uint8_t value = kOp; };
 template <> struct TableIndex<fbs::Region> { static constexpr uint8_t value = kRegion; };
-template <> struct TableIndex<fbs::Quantization> { static constexpr uint8_t value = kQuantization; };
 
 template <typename T> struct KindOf {  // a scalar or an enum
   static constexpr uint8_t value = scalar(sizeof(T));
@@ -122,6 +111,9 @@ template <> struct KindOf<flatbuffers::Offset<flatbuffers::String>> {
 };
 template <typename T> struct KindOf<flatbuffers::Offset<flatbuffers::Vector<T>>> {
   static constexpr uint8_t value = vector(sizeof(T));
+};
+template <typename T> struct KindOf<flatbuffers::Offset<flatbuffers::Vector<const T*>>> {
+  static constexpr uint8_t value = struct_vector<T>();
 };
 template <typename T>
 struct KindOf<flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<T>>>> {
@@ -150,14 +142,10 @@ constexpr bool describes(const Field (&fields)[N]) {
 
 static_assert(describes<decltype(&fbs::CreateProgram)>(kProgramFields),
               "kProgramFields does not match table Program in schema/program.fbs");
-static_assert(describes<decltype(&fbs::CreateTensor)>(kTensorFields),
-              "kTensorFields does not match table Tensor in schema/program.fbs");
 static_assert(describes<decltype(&fbs::CreateOp)>(kOpFields),
               "kOpFields does not match table Op in schema/program.fbs");
 static_assert(describes<decltype(&fbs::CreateRegion)>(kRegionFields),
               "kRegionFields does not match table Region in schema/program.fbs");
-static_assert(describes<decltype(&fbs::CreateQuantization)>(kQuantizationFields),
-              "kQuantizationFields does not match table Quantization in schema/program.fbs");
 
 // The deepest chain of nested tables from the root (1 = the root alone), found by relaxation
 // (no recursion, also at compile time). It sizes the walker's frame stack.
@@ -239,15 +227,15 @@ class Walker {
     if (o == 0 || o > 0x7FFFFFFFu || !in_file(at + o, 1)) return 0;
     return at + o;
   }
-  // Verifier::VerifyVectorOrString(vec, elem_size), elem_size 1, 2 or 4: *end is the offset
+  // Verifier::VerifyVectorOrString(vec, elem_size), elem_size 1 to 60: *end is the offset
   // past the elements.
   bool vector_at(uint32_t at, uint32_t elem_size, uint32_t* count, uint32_t* end) const {
     if (!aligned_in_file(at, 4)) return false;
     const uint32_t n = u32(at);
-    // n < FLATBUFFERS_MAX_BUFFER_SIZE / elem_size, with a shift for elem_size 1, 2 or 4 (a
-    // Cortex-M0 has no divide instruction).
+    // n < FLATBUFFERS_MAX_BUFFER_SIZE / elem_size, without a division (a Cortex-M0 has no
+    // divide instruction): n < floor(M / e) exactly when n * e <= M - e.
     static_assert(FLATBUFFERS_MAX_BUFFER_SIZE == 0x7FFFFFFF, "flatbuffers' 2 GiB limit");
-    if (n >= 0x7FFFFFFFu >> (elem_size >> 1)) return false;
+    if (uint64_t{n} * elem_size > 0x7FFFFFFFu - elem_size) return false;
     const uint32_t bytes = 4 + elem_size * n;  // < 2^31 + 4
     *count = n;
     *end = at + bytes;
@@ -302,7 +290,9 @@ Walker::Step Walker::check_fields(Frame* frame, Frame* child) {
       return start_table(to, static_cast<uint8_t>(low), child) ? kDescend : kFail;
     }
     uint32_t count = 0, end = 0;
-    if (!vector_at(to, kind == kVector ? low : kind == kString ? 1 : 4, &count, &end)) return kFail;
+    const uint32_t elem_size =
+        kind == kVector ? low : kind == kStructVector ? 4 * low : kind == kString ? 1 : 4;
+    if (!vector_at(to, elem_size, &count, &end)) return kFail;
     // A string is NUL-terminated inside the file.
     if (kind == kString && (!in_file(end, 1) || buf_[end] != 0)) return kFail;
     if (kind == kTableVector && count > 0) {

@@ -33,7 +33,7 @@ inline bool reference_table_vectors_in_file(const uint8_t* f, size_t size, uint3
   const uint8_t* vt = f + vtable;
   const size_t vt_size = static_cast<size_t>(vt[0] | (vt[1] << 8));
   if (vt_size < 4 || static_cast<size_t>(vtable) + vt_size > size) return false;
-  constexpr uint32_t kFields[] = {1, 2, 5};  // Program.tensors, ops, regions (schema order)
+  constexpr uint32_t kFields[] = {3, 6};  // Program.ops, regions (schema order)
   for (uint32_t field : kFields) {
     const size_t entry = 4 + 2 * field;
     if (entry + 2 > vt_size) continue;  // field absent

@@ -59,13 +59,10 @@ TEST(ProgramStructureTest, AgreesWithFlatbuffersOnMutationsOfAValidFile) {
 }
 
 TEST(ProgramStructureTest, AgreesWithFlatbuffersOnEveryFieldKind) {
-  // Every kind the schema has: strings (names, source), vectors of 1-, 2- and 4-byte
-  // scalars, a nested table (quantization), vectors of tables, and scalars of each width.
+  // Every kind the schema has: strings (source, region names), a vector of strings (tensor
+  // names), vectors of 1-, 2- and 4-byte scalars, a vector of structs (tensors), vectors of
+  // tables, and scalars of each width.
   ProgramSpec s = valid_spec();
-  s.tensors[1].has_quant = true;
-  s.tensors[1].scale = {0.25f, 0.5f, 1.f, 2.f};
-  s.tensors[1].zero_point = {0, 1, 2, 3};
-  s.tensors[1].axis = 1;
   s.tensors[2].name = "out";
   s.ops[1].source = "aten.add.Tensor model.py:4";
   s.peak_op = 1;
@@ -73,13 +70,12 @@ TEST(ProgramStructureTest, AgreesWithFlatbuffersOnEveryFieldKind) {
   mutate_every_byte(f);
 }
 
-File tensors_file(size_t num_tensors) {
-  // Offsets to one shared tensor table: a small file with many tables to verify.
+File ops_file(size_t num_ops) {
+  // Offsets to one shared op table: a small file with many tables to verify.
   flatbuffers::FlatBufferBuilder b;
-  auto shape = b.CreateVector(std::vector<int32_t>{1});
-  auto t = fbs::CreateTensor(b, 0, shape);
-  std::vector<flatbuffers::Offset<fbs::Tensor>> many(num_tensors, t);
-  auto root = fbs::CreateProgram(b, kSchemaVersion, b.CreateVector(many));
+  auto op = fbs::CreateOp(b, 0, b.CreateVector(std::vector<int32_t>{1}));
+  std::vector<flatbuffers::Offset<fbs::Op>> many(num_ops, op);
+  auto root = fbs::CreateProgram(b, kSchemaVersion, 0, 0, b.CreateVector(many));
   fbs::FinishProgramBuffer(b, root);
   return File(b.GetBufferPointer(), b.GetSize());
 }
@@ -87,10 +83,10 @@ File tensors_file(size_t num_tensors) {
 TEST(ProgramStructureTest, TableLimitAtItsEdge) {
   // The root counts as one table.
   int accepted = 0;
-  File at_limit = tensors_file(kVerifierMaxTables - 1);
+  File at_limit = ops_file(kVerifierMaxTables - 1);
   EXPECT_TRUE(agree(at_limit, at_limit.size(), &accepted));
   EXPECT_EQ(accepted, 1);
-  File over = tensors_file(kVerifierMaxTables);
+  File over = ops_file(kVerifierMaxTables);
   EXPECT_TRUE(agree(over, over.size(), &accepted));
   EXPECT_EQ(accepted, 1);
 }
@@ -98,8 +94,8 @@ TEST(ProgramStructureTest, TableLimitAtItsEdge) {
 TEST(ProgramStructureTest, RejectsWhatTheRuntimeAddsToFlatbuffers) {
   // A vector-of-tables element with offset 0 (the table on its own offset).
   File f = build(valid_spec());
-  auto* tensors = reinterpret_cast<const uint8_t*>(fbs::GetProgram(f.data())->tensors());
-  const size_t first = static_cast<size_t>(tensors - f.data()) + 4;
+  auto* ops = reinterpret_cast<const uint8_t*>(fbs::GetProgram(f.data())->ops());
+  const size_t first = static_cast<size_t>(ops - f.data()) + 4;
   flatbuffers::WriteScalar<uint32_t>(f.data() + first, 0);
   EXPECT_FALSE(internal::check_structure(f.span()));
   EXPECT_FALSE(testing::reference_structure_ok(f.span().data(), f.size()));

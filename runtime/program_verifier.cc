@@ -24,7 +24,8 @@ namespace ember::rt::internal {
 namespace {
 
 namespace fbs = ::ember::schema;
-using Tensors = flatbuffers::Vector<flatbuffers::Offset<fbs::Tensor>>;
+using Tensors = flatbuffers::Vector<const fbs::Tensor*>;
+using Names = flatbuffers::String;
 
 // Size arithmetic is 32-bit on purpose: it is what an MCU's size_t holds, so a file that
 // passes on the host cannot wrap on the device.
@@ -33,9 +34,15 @@ bool add_u32(uint32_t a, uint32_t b, uint32_t* out) { return !__builtin_add_over
 
 uint32_t u32(size_t n) { return static_cast<uint32_t>(n); }
 
-// The tensor's name for messages ("" when absent); the structure check has checked it is a
-// NUL-terminated string inside the file.
-const char* name_of(const fbs::Tensor& t) { return t.name() ? t.name()->c_str() : ""; }
+// Tensor `index`'s name: the index-th NUL-ended entry of `names` ("" when there is none). The
+// structure check has checked that a NUL follows the string's last byte, so no walk leaves it.
+const char* name_of(const Names* names, uint32_t index) {
+  if (names == nullptr) return "";
+  const char* name = names->c_str();
+  const char* const end = name + names->size();
+  for (; index > 0 && name < end; --index) name += strlen(name) + 1;
+  return name < end ? name : "";
+}
 
 template <typename T>
 uint32_t count(const flatbuffers::Vector<T>* v) {
@@ -43,6 +50,7 @@ uint32_t count(const flatbuffers::Vector<T>* v) {
 }
 
 struct Limits {
+  const Names* names;
   uint32_t num_tensors;
   uint32_t num_regions;
   uint32_t region_size[kMaxRegions];
@@ -71,20 +79,15 @@ Status check_header(Span<const uint8_t> file) {
 // unsigned comparison does it.
 bool valid_scale_bits(uint32_t bits) { return bits - 1u < 0x7F7FFFFFu; }
 
-// Per tensor only (schema version 2): a program's per-channel scales are folded into its ops'
-// multipliers and shifts, and the runtime reads one scale and zero point (input_info).
+// Per tensor only: a program's per-channel scales are folded into its ops' multipliers and
+// shifts, and the runtime reads one scale and zero point (input_info). Scale bits 0: not
+// quantized, and then the zero point is 0.
 Status check_quantization(uint32_t index, const fbs::Tensor& t) {
-  const fbs::Quantization* q = t.quant();
-  if (q == nullptr) return Status::Ok;
-  const flatbuffers::Vector<int32_t>* zero_points = q->zero_point();
-  const uint32_t nz = count(zero_points);
-  EMBER_CHECK_OR_RETURN(count(q->scale()) == 1 && nz <= 1 && q->axis() == -1,
-                        Status::BadQuantization,
-                        "tensor %" PRIu32 ": not one scale and at most one zero point, axis -1", index);
-  EMBER_CHECK_OR_RETURN(valid_scale_bits(flatbuffers::ReadScalar<uint32_t>(q->scale()->Data())),
-                        Status::BadQuantization, "tensor %" PRIu32 ": scale not positive and finite",
-                        index);
-  const int32_t zp = nz ? zero_points->Get(0) : 0;
+  const uint32_t scale = scale_bits(t);
+  const int32_t zp = t.zero_point();
+  EMBER_CHECK_OR_RETURN(scale == 0 ? zp == 0 : valid_scale_bits(scale), Status::BadQuantization,
+                        "tensor %" PRIu32 ": scale not positive and finite, or a zero point "
+                        "without a scale", index);
   EMBER_CHECK_OR_RETURN(t.dtype() != fbs::DType::Int8 || (zp >= -128 && zp <= 127),
                         Status::BadQuantization, "tensor %" PRIu32 ": zero point %" PRId32 " outside int8",
                         index, zp);
@@ -92,39 +95,37 @@ Status check_quantization(uint32_t index, const fbs::Tensor& t) {
 }
 
 Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
-  EMBER_CHECK_OR_RETURN(t.shape() != nullptr, Status::MissingField,
-                        "tensor %" PRIu32 ": no shape", index);
   const int dtype = static_cast<int>(t.dtype());
   EMBER_CHECK_OR_RETURN(dtype >= 0 && dtype <= static_cast<int>(fbs::DType::MAX),
                         Status::UnknownKind, "tensor %" PRIu32 ": dtype %d", index, dtype);
   const int storage = static_cast<int>(t.storage());
   EMBER_CHECK_OR_RETURN(storage >= 0 && storage <= static_cast<int>(fbs::Storage::MAX),
                         Status::UnknownKind, "tensor %" PRIu32 ": storage %d", index, storage);
-  const flatbuffers::Vector<int32_t>& shape = *t.shape();
-  EMBER_CHECK_OR_RETURN(shape.size() <= kMaxRank, Status::BadShape,
-                        "tensor %" PRIu32 ": rank %" PRIu32 " > %" PRIu32, index, shape.size(),
+  const uint32_t rank = t.rank();
+  EMBER_CHECK_OR_RETURN(rank <= kMaxRank, Status::BadShape,
+                        "tensor %" PRIu32 ": rank %" PRIu32 " > %" PRIu32, index, rank,
                         u32(kMaxRank));
   // One pass: every dim non-negative (BadShape first), then the byte size, which a zero dim
   // makes 0 whatever a product of the others did.
   const uint32_t elem = dtype_bytes(static_cast<DType>(dtype));
   uint32_t bytes = elem;
   bool empty = false, overflow = false;
-  for (uint32_t d = 0; d < shape.size(); ++d) {
-    const int32_t dim = shape.Get(d);
+  for (uint32_t d = 0; d < rank; ++d) {
+    const int32_t dim = t.dims()->Get(d);
     EMBER_CHECK_OR_RETURN(dim >= 0, Status::BadShape,
                           "tensor %" PRIu32 " '%s': dim %" PRIu32 " is %" PRId32, index,
-                          name_of(t), d, dim);
+                          name_of(lim.names, index), d, dim);
     empty = empty || dim == 0;
     overflow = overflow || !mul_u32(bytes, static_cast<uint32_t>(dim), &bytes);
   }
   EMBER_CHECK_OR_RETURN(empty || !overflow, Status::SizeOverflow,
-                        "tensor %" PRIu32 " '%s': byte size overflows", index, name_of(t));
+                        "tensor %" PRIu32 " '%s': byte size overflows", index, name_of(lim.names, index));
   if (empty) bytes = 0;
   EMBER_RETURN_IF_ERROR(check_quantization(index, t));
 
   uint32_t end = 0;
   EMBER_CHECK_OR_RETURN(add_u32(t.offset(), bytes, &end), Status::SizeOverflow,
-                        "tensor %" PRIu32 " '%s': offset + size overflows", index, name_of(t));
+                        "tensor %" PRIu32 " '%s': offset + size overflows", index, name_of(lim.names, index));
   if (t.storage() == fbs::Storage::Constant) {
     EMBER_CHECK_OR_RETURN(t.offset() % kDataAlignment == 0, Status::Misaligned,
                           "tensor %" PRIu32 ": constant offset %" PRIu32 " not aligned", index,
@@ -132,11 +133,11 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
     EMBER_CHECK_OR_RETURN(end <= lim.constants_size, Status::DataOutOfBounds,
                           "tensor %" PRIu32 " '%s': bytes [%" PRIu32 ", %" PRIu32
                           ") past constant data (%" PRIu32 " bytes)",
-                          index, name_of(t), t.offset(), end, lim.constants_size);
+                          index, name_of(lim.names, index), t.offset(), end, lim.constants_size);
   } else {
     EMBER_CHECK_OR_RETURN(t.region() < lim.num_regions, Status::BadIndex,
                           "tensor %" PRIu32 ": region %" PRIu32 " of %" PRIu32, index,
-                          t.region(), lim.num_regions);
+                          uint32_t{t.region()}, lim.num_regions);
     // Region bases are 16-byte aligned, so this makes every element naturally aligned
     // (Cortex-M0 faults on unaligned word access).
     EMBER_CHECK_OR_RETURN(t.offset() % elem == 0, Status::Misaligned,
@@ -145,7 +146,7 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
     EMBER_CHECK_OR_RETURN(end <= lim.region_size[t.region()], Status::BadPlan,
                           "tensor %" PRIu32 " '%s': bytes [%" PRIu32 ", %" PRIu32
                           ") past region %" PRIu32 " (%" PRIu32 " bytes)",
-                          index, name_of(t), t.offset(), end, t.region(),
+                          index, name_of(lim.names, index), t.offset(), end, uint32_t{t.region()},
                           lim.region_size[t.region()]);
   }
   return Status::Ok;
@@ -154,7 +155,7 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
 // A view re-reads another arena tensor's bytes under another shape: same region, offset and
 // byte size, and the source is no view itself (no chains to follow on the device). A view
 // that does not sit exactly on its source is a placement error (BadPlan).
-Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts) {
+Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts, const Names* names) {
   const int32_t v = t.view_of();
   if (v == -1) return Status::Ok;
   EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < ts.size(), Status::BadIndex,
@@ -164,7 +165,7 @@ Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts) {
                             src.view_of() == -1 && src.region() == t.region() &&
                             src.offset() == t.offset(),
                         Status::BadPlan, "tensor %" PRIu32 " '%s': not a valid view of tensor %" PRId32,
-                        index, name_of(t), v);
+                        index, name_of(names, index), v);
   EMBER_CHECK_OR_RETURN(tensor_bytes(src) == tensor_bytes(t), Status::BadShape,
                         "tensor %" PRIu32 ": view size differs from tensor %" PRId32, index, v);
   return Status::Ok;
@@ -371,17 +372,17 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
   if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
     return -1;
   const fbs::Tensor& o = *ts.Get(static_cast<uint32_t>(op.outputs()->Get(0)));
-  const flatbuffers::Vector<int32_t>& os = *o.shape();
+  const flatbuffers::Array<int32_t, kMaxRank>& os = *o.dims();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
     for (uint32_t i = 0; i < rule; ++i) {
       const fbs::Tensor* t = overlapping_input(ts, op, o, i);
       if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
-          t->shape()->size() != os.size())
+          t->rank() != o.rank())
         continue;
       uint32_t d = 0;
-      while (d < os.size() && t->shape()->Get(d) == os.Get(d)) ++d;
-      if (d == os.size()) return static_cast<int32_t>(i);
+      while (d < o.rank() && t->dims()->Get(d) == os.Get(d)) ++d;
+      if (d == o.rank()) return static_cast<int32_t>(i);
     }
     return -1;
   }
@@ -390,10 +391,10 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
   const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
   const fbs::Tensor* in = overlapping_input(ts, op, o, 0);
   if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
-  const flatbuffers::Vector<int32_t>& is = *in->shape();
+  const flatbuffers::Array<int32_t, kMaxRank>& is = *in->dims();
   const int32_t stride = op.ints()->Get(stride_at);
   int64_t pad = op.ints()->Get(stride_at + 2);
-  if (is.size() != 4 || os.size() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
+  if (in->rank() != 4 || o.rank() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
       pad < 0 || in->dtype() != o.dtype())
     return -1;
   const uint32_t in_h = static_cast<uint32_t>(is.Get(1));
@@ -405,9 +406,9 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
     // rank is the kernel's check) and dilation_h (ints[4]). 64-bit: hostile ints may be large;
     // it may be negative (rows below the last window are never read).
     const int32_t f = op.inputs()->size() > 1 ? op.inputs()->Get(1) : -1;
-    const flatbuffers::Vector<int32_t>* fs = f >= 0 ? ts.Get(static_cast<uint32_t>(f))->shape() : nullptr;
-    if (fs == nullptr || fs->size() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
-    pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->Get(1) - 1) + 1 - in_h - pad;
+    const fbs::Tensor* fs = f >= 0 ? ts.Get(static_cast<uint32_t>(f)) : nullptr;
+    if (fs == nullptr || fs->rank() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
+    pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->dims()->Get(1) - 1) + 1 - in_h - pad;
   }
   uint32_t need = stream_need(width, height, block, static_cast<uint32_t>(stride), pad, in_h, in_row, pixel);
   if (*above) {  // end-to-end distance -> start-to-start distance, never below 0
@@ -488,6 +489,7 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
 Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
   constexpr uint32_t kChunk = 64;
   const Tensors& ts = *p.tensors();
+  const Names* names = p.tensor_names();
   const uint32_t nops = p.ops()->size();
   int16_t first[kChunk], last[kChunk];
   uint8_t live[kChunk];  // slots of the chunk's buffers live at the sweep's time
@@ -521,13 +523,13 @@ Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
                                   "tensor %" PRId32 " '%s' at %" PRIu32 " overlaps its input tensor %" PRId32
                                   " '%s' at %" PRIu32 " at op %" PRId32 "; %s in place needs it %" PRIu32
                                   " bytes %s",
-                                  b, name_of(tb), tb.offset(), t, name_of(tt), tt.offset(), time,
+                                  b, name_of(names, b), tb.offset(), t, name_of(names, t), tt.offset(), time,
                                   above ? "bottom-up" : "row-order", delta, above ? "above" : "below");
           }
           EMBER_CHECK_OR_RETURN(false, Status::BadPlan,
                                 "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") overlaps live "
                                 "tensor %" PRId32 " '%s' [%" PRIu32 ", +%" PRIu32 ") at op %" PRId32,
-                                b, name_of(tb), tb.offset(), tensor_bytes(tb), t, name_of(tt),
+                                b, name_of(names, b), tb.offset(), tensor_bytes(tb), t, name_of(names, t),
                                 tt.offset(), tensor_bytes(tt), time);
         }
         // It joins once (a program input's buffer is defined again when two inputs view it);
@@ -557,9 +559,20 @@ uint32_t row_stream_need(uint32_t width, uint32_t height, uint32_t block, uint32
   return stream_need(width, height, block, stride, pad, in_h, in_row, pixel);
 }
 
+const char* tensor_name(const schema::Program& program, uint32_t index) {
+  return name_of(program.tensor_names(), index);
+}
+
+uint32_t scale_bits(const schema::Tensor& tensor) {
+  const float scale = tensor.scale();
+  uint32_t bits;
+  memcpy(&bits, &scale, sizeof bits);
+  return bits;
+}
+
 uint32_t tensor_bytes(const schema::Tensor& tensor) {
   uint32_t bytes = dtype_bytes(static_cast<DType>(tensor.dtype()));
-  for (int32_t d : *tensor.shape()) bytes *= static_cast<uint32_t>(d);
+  for (uint32_t d = 0; d < tensor.rank(); ++d) bytes *= static_cast<uint32_t>(tensor.dims()->Get(d));
   return bytes;
 }
 
@@ -591,6 +604,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   // region_size is read only below num_regions (check_tensor): no need to zero the rest.
   Limits lim;
   const auto* regions = p.regions();
+  lim.names = p.tensor_names();
   lim.num_tensors = ts.size();
   lim.num_regions = count(regions);
   lim.constants_size = count(constants);
@@ -610,7 +624,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
     if (t.storage() == fbs::Storage::Arena) arena_end = i + 1;
   }
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
-    EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts));
+    EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts, lim.names));
   EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), ts, "input"));
   EMBER_RETURN_IF_ERROR(check_io(*p.outputs(), ts, "output"));
   for (uint32_t i = 0; i < ops.size(); ++i)

@@ -32,6 +32,12 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
 /// Bytes of one element of `dtype` (a known dtype).
 inline uint32_t dtype_bytes(DType dtype) { return dtype == DType::Int8 ? 1u : 4u; }
 
+/// Tensor `index`'s name ("" when the program names none), for messages and input_info.
+const char* tensor_name(const schema::Program& program, uint32_t index);
+
+/// The bits of the tensor's scale: 0 for a tensor without quantization (verified: no -0).
+uint32_t scale_bits(const schema::Tensor& tensor);
+
 /// Byte size of a tensor whose shape the verifier accepted (cannot overflow then).
 uint32_t tensor_bytes(const schema::Tensor& tensor);
 

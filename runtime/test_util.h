@@ -31,16 +31,14 @@ namespace ember::rt::test {
 namespace fbs = ::ember::schema;
 
 struct TensorSpec {
-  std::vector<int32_t> shape = {1, 4};
-  bool has_shape = true;
+  std::vector<int32_t> shape = {1, 4};  // the rank is its size; dims past kMaxRank are dropped
   fbs::DType dtype = fbs::DType::Int8;
   fbs::Storage storage = fbs::Storage::Arena;
-  uint32_t region = 0;
+  uint8_t region = 0;
   uint32_t offset = 0;
-  bool has_quant = false;
-  std::vector<float> scale;
-  std::vector<int32_t> zero_point;
-  int32_t axis = -1;
+  float scale = 0;  // 0: not quantized
+  int32_t zero_point = 0;
+  int32_t view_of = -1;
   std::string name;
 };
 
@@ -89,16 +87,18 @@ class File {
 
 inline File build(const ProgramSpec& s, size_t shift = 0) {
   flatbuffers::FlatBufferBuilder b;
-  std::vector<flatbuffers::Offset<fbs::Tensor>> tensors;
+  std::vector<fbs::Tensor> tensors;
+  std::string names;  // NUL-ended, in tensor order
+  bool named = false;
   for (const TensorSpec& t : s.tensors) {
-    flatbuffers::Offset<fbs::Quantization> q;
-    if (t.has_quant) q = fbs::CreateQuantizationDirect(b, &t.scale, &t.zero_point, t.axis);
-    flatbuffers::Offset<flatbuffers::String> name;
-    if (!t.name.empty()) name = b.CreateString(t.name);
-    flatbuffers::Offset<flatbuffers::Vector<int32_t>> shape;
-    if (t.has_shape) shape = b.CreateVector(t.shape);
-    tensors.push_back(
-        fbs::CreateTensor(b, name, shape, t.dtype, q, t.storage, t.region, t.offset));
+    int32_t dims[kMaxRank] = {};
+    for (size_t d = 0; d < t.shape.size() && d < kMaxRank; ++d) dims[d] = t.shape[d];
+    tensors.emplace_back(flatbuffers::span<const int32_t, kMaxRank>(dims), t.offset, t.view_of,
+                         t.scale, t.zero_point, t.region, static_cast<uint8_t>(t.shape.size()),
+                         t.dtype, t.storage, fbs::Layout::AsModel);
+    names += t.name;
+    names += '\0';
+    named = named || !t.name.empty();
   }
   std::vector<flatbuffers::Offset<fbs::Op>> ops;
   for (const OpSpec& o : s.ops) {
@@ -112,16 +112,19 @@ inline File build(const ProgramSpec& s, size_t shift = 0) {
   for (size_t i = 0; i < s.region_sizes.size(); ++i)
     regions.push_back(fbs::CreateRegionDirect(b, ("region" + std::to_string(i)).c_str(),
                                               s.region_sizes[i]));
-  if (s.pad_before_constants) b.CreateString(std::string(s.pad_before_constants, 'x'));
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> constants;
   if (!s.constants.empty()) {
     b.ForceVectorAlignment(s.constants.size(), 1, s.constant_alignment);
     constants = b.CreateVector(s.constants);
   }
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::Tensor>>> tv;
-  if (s.has_tensors) tv = b.CreateVector(tensors);
+  // Built back to front: a string made after the constants lies before them in the file.
+  if (s.pad_before_constants) b.CreateString(std::string(s.pad_before_constants, 'x'));
+  flatbuffers::Offset<flatbuffers::Vector<const fbs::Tensor*>> tv;
+  if (s.has_tensors) tv = b.CreateVectorOfStructs(tensors);
+  flatbuffers::Offset<flatbuffers::String> nv;
+  if (named) nv = b.CreateString(names);
   auto ov = b.CreateVector(ops);
-  auto root = fbs::CreateProgram(b, s.version, tv, ov, b.CreateVector(s.inputs),
+  auto root = fbs::CreateProgram(b, s.version, tv, nv, ov, b.CreateVector(s.inputs),
                                  b.CreateVector(s.outputs), b.CreateVector(regions),
                                  b.CreateVector(s.kernels), constants, 0, s.peak_op);
   fbs::FinishProgramBuffer(b, root);
@@ -133,9 +136,8 @@ inline File build(const ProgramSpec& s, size_t shift = 0) {
 inline ProgramSpec valid_spec() {
   ProgramSpec s;
   TensorSpec in;
-  in.has_quant = true;
-  in.scale = {0.5f};
-  in.zero_point = {3};
+  in.scale = 0.5f;
+  in.zero_point = 3;
   in.name = "x";
   TensorSpec mid;
   mid.offset = 16;

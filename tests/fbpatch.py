@@ -1,8 +1,9 @@
 """Reading and patching fields of a flatbuffers file in place, for crafting malformed programs.
 
 Only what the tests need: locate a scalar field of the root table, of a table in a vector of
-tables, or an element of a scalar vector, following the flatbuffers binary layout (little
-endian; a table starts with a signed offset to its vtable; the vtable lists field offsets).
+tables, of a tensor (a struct in the program's vector of tensors), or an element of a scalar
+vector, following the flatbuffers binary layout (little endian; a table starts with a signed
+offset to its vtable; the vtable lists field offsets; a struct's fields sit at fixed offsets).
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 import struct
 
 # Field indices in schema/program.fbs (declaration order).
-PROGRAM = {"version": 0, "tensors": 1, "ops": 2, "inputs": 3, "outputs": 4, "regions": 5,
-           "kernels": 6, "constant_data": 7}
-TENSOR = {"name": 0, "shape": 1, "dtype": 2, "quant": 3, "storage": 4, "region": 5, "offset": 6,
-          "layout": 7, "view_of": 8}
+PROGRAM = {"version": 0, "tensors": 1, "tensor_names": 2, "ops": 3, "inputs": 4, "outputs": 5,
+           "regions": 6, "kernels": 7, "constant_data": 8}
 OP = {"kernel": 0, "inputs": 1, "outputs": 2, "ints": 3, "floats": 4, "source": 5, "kernel_note": 6,
       "rows_bottom_up": 7}
 REGION = {"name": 0, "size": 1}
-QUANT = {"scale": 0, "zero_point": 1, "axis": 2}
+# struct Tensor: byte offsets of its fields (flatc's layout: declaration order, natural alignment).
+TENSOR = {"dims": 0, "offset": 20, "view_of": 24, "scale": 28, "zero_point": 32, "region": 36,
+          "rank": 37, "dtype": 38, "storage": 39, "layout": 40}
+TENSOR_BYTES = 44
 
 
 def _u32(buf, pos):
@@ -54,7 +56,7 @@ def table_in_vector(buf, table: int, index: int, element: int) -> int:
     return deref(buf, start + 4 * element)
 
 
-SCHEMAS = {"program": PROGRAM, "tensor": TENSOR, "op": OP, "region": REGION, "quant": QUANT}
+SCHEMAS = {"program": PROGRAM, "op": OP, "region": REGION}
 
 
 class Patcher:
@@ -64,6 +66,9 @@ class Patcher:
         t = p.tensor_named("x")
         p.set(p.tensor(t), "tensor", "offset", "<I", 3)
         bad = bytes(p.buf)
+
+    A table is named by its position and kind ("program", "op", "region"); a tensor by its
+    position (`tensor(i)`) and kind "tensor".
     """
 
     def __init__(self, data: bytes):
@@ -74,6 +79,8 @@ class Patcher:
         return root(self.buf)
 
     def pos(self, table: int, kind: str, name: str) -> int | None:
+        if kind == "tensor":
+            return table + TENSOR[name]
         return field_pos(self.buf, table, SCHEMAS[kind][name])
 
     def vec(self, table: int, kind: str, name: str) -> tuple[int, int]:
@@ -93,23 +100,22 @@ class Patcher:
         return self.vec(self.root, "program", name)[1]
 
     def tensor(self, i: int) -> int:
-        return table_in_vector(self.buf, self.root, PROGRAM["tensors"], i)
+        start, n = vector(self.buf, self.root, PROGRAM["tensors"])
+        assert 0 <= i < n
+        return start + TENSOR_BYTES * i
 
     def op(self, i: int) -> int:
         return table_in_vector(self.buf, self.root, PROGRAM["ops"], i)
-
-    def quant(self, tensor_index: int) -> int:
-        return deref(self.buf, self.pos(self.tensor(tensor_index), "tensor", "quant"))
 
     def region(self, i: int) -> int:
         return table_in_vector(self.buf, self.root, PROGRAM["regions"], i)
 
     def name(self, tensor_index: int) -> str:
-        p = self.pos(self.tensor(tensor_index), "tensor", "name")
-        if p is None:
+        if self.pos(self.root, "program", "tensor_names") is None:
             return ""
-        s = deref(self.buf, p)
-        return bytes(self.buf[s + 4:s + 4 + _u32(self.buf, s)]).decode()
+        start, n = self.vec(self.root, "program", "tensor_names")  # NUL-ended names
+        names = bytes(self.buf[start:start + n]).split(b"\0")
+        return names[tensor_index].decode() if tensor_index < len(names) - 1 else ""
 
     def tensor_named(self, name: str) -> int:
         for i in range(self.count("tensors")):
@@ -127,7 +133,13 @@ class Patcher:
         struct.pack_into("<i", self.buf, start + 4 * index, value)
 
     def shape(self, tensor_index: int) -> list[int]:
-        return self.int_vec(self.tensor(tensor_index), "tensor", "shape")
+        t = self.tensor(tensor_index)
+        rank = self.get(t, "tensor", "rank", "<B")
+        return list(struct.unpack_from(f"<{rank}i", self.buf, t + TENSOR["dims"]))
+
+    def set_dim(self, tensor_index: int, d: int, value: int) -> None:
+        assert 0 <= d < len(self.shape(tensor_index))
+        struct.pack_into("<i", self.buf, self.tensor(tensor_index) + TENSOR["dims"] + 4 * d, value)
 
     def is_constant(self, tensor_index: int) -> bool:
         return self.get(self.tensor(tensor_index), "tensor", "storage", "<B") == 1

@@ -60,36 +60,25 @@ def test_tensor_index_out_of_range(program):
     assert status_of(data) == "bad_index"
 
 
-def _constant_tensor(data) -> int:
-    """A constant tensor whose offset field is stored (offset 0 is the default and omitted)."""
-    tensors, count = fbpatch.vector(data, fbpatch.root(data), fbpatch.PROGRAM["tensors"])
-    for i in range(count):
-        t = fbpatch.deref(data, tensors + 4 * i)
-        storage = fbpatch.field_pos(data, t, fbpatch.TENSOR["storage"])
-        if storage is not None and data[storage] == 1 and fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"]):
+def _tensor_with(p: fbpatch.Patcher, storage: int) -> int:
+    """A tensor of that storage (0 arena, 1 constant) at a non-zero offset."""
+    for i in range(p.count("tensors")):
+        t = p.tensor(i)
+        if p.get(t, "tensor", "storage", "<B") == storage and p.get(t, "tensor", "offset", "<I"):
             return t
-    raise AssertionError("no constant tensor")
+    raise AssertionError(f"no tensor of storage {storage} at a non-zero offset")
 
 
 def test_constant_offset_out_of_bounds(program):
-    data = bytearray(program.data)
-    t = _constant_tensor(data)
-    struct.pack_into("<I", data, fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"]), 0x7FFF_FFF0)
-    assert status_of(data) == "data_out_of_bounds"
+    p = fbpatch.Patcher(program.data)
+    p.set(_tensor_with(p, 1), "tensor", "offset", "<I", 0x7FFF_FFF0)
+    assert status_of(p.buf) == "data_out_of_bounds"
 
 
 def test_arena_offset_out_of_region(program):
-    data = bytearray(program.data)
-    tensors, count = fbpatch.vector(data, fbpatch.root(data), fbpatch.PROGRAM["tensors"])
-    for i in range(count):
-        t = fbpatch.deref(data, tensors + 4 * i)
-        storage = fbpatch.field_pos(data, t, fbpatch.TENSOR["storage"])
-        offset = fbpatch.field_pos(data, t, fbpatch.TENSOR["offset"])
-        if (storage is None or data[storage] == 0) and offset is not None:
-            struct.pack_into("<I", data, offset, 0x10_0000)
-            assert status_of(data) == "bad_plan"  # placement: past its region
-            return
-    raise AssertionError("no arena tensor with a stored offset")
+    p = fbpatch.Patcher(program.data)
+    p.set(_tensor_with(p, 0), "tensor", "offset", "<I", 0x10_0000)
+    assert status_of(p.buf) == "bad_plan"  # placement: past its region
 
 
 def test_arena_smaller_than_stated(program):

@@ -120,13 +120,13 @@ def crafted_cases(base: bytes) -> list[Case]:
     # 5 unknown kind: a kernel id past kernels.def; a dtype past the enum.
     mutate(5, "kernel id 60000", lambda p: p.set(p.op(_op_with_kernel(p, dw)), "op", "kernel",
                                                  "<H", 60000), r"op \d+: kernel id 60000")
-    bias = x.int_vec(x.op(1), "op", "inputs")[2]  # int32: its dtype is stored (int8 is default)
+    bias = x.int_vec(x.op(1), "op", "inputs")[2]
     mutate(5, "dtype 9", lambda p: p.set(p.tensor(bias), "tensor", "dtype", "<b", 9),
            r"tensor \d+: dtype 9")
-    # 6 missing field: the program's ops vector; a tensor's shape.
+    # 6 missing field: the program's ops vector; an op's outputs (the ops share one vtable).
     mutate(6, "no ops", lambda p: p.drop_field(p.root, "program", "ops"))
-    mutate(6, "no shape", lambda p: p.drop_field(p.tensor(p.tensor_named("x")), "tensor", "shape"),
-           r"tensor \d+: no shape")
+    mutate(6, "no op outputs", lambda p: p.drop_field(p.op(2), "op", "outputs"),
+           r"op \d+: no operand list")
     # 7 index: an operand index past the tensors; a view of a tensor that does not exist.
     mutate(7, "operand 10000", lambda p: p.set_int(p.op(2), "op", "inputs", 0, 10_000),
            r"op 2: input 0 is 10000")
@@ -134,18 +134,19 @@ def crafted_cases(base: bytes) -> list[Case]:
     mutate(7, "required operand absent (-1)", lambda p: p.set_int(p.op(1), "op", "inputs", 1, -1),
            r"op 1: input 1 is -1")
     # 8 shape: a negative dim; a conv output one row short (the kernel's own check).
-    mutate(8, "dim -1", lambda p: p.set_int(p.tensor(p.tensor_named("x")), "tensor", "shape", 1,
-                                            -1), r"tensor \d+ 'x': dim 1 is -1")
+    mutate(8, "dim -1", lambda p: p.set_dim(p.tensor_named("x"), 1, -1),
+           r"tensor \d+ 'x': dim 1 is -1")
+    mutate(8, "rank 6", lambda p: p.set(p.tensor(p.tensor_named("x")), "tensor", "rank", "<B", 6),
+           r"tensor \d+: rank 6 > 5")
 
     def wrong_channels(p):
         out = _outputs_of(p, 0)[0]
-        p.set_int(p.tensor(out), "tensor", "shape", 3, p.shape(out)[3] - 1)
+        p.set_dim(out, 3, p.shape(out)[3] - 1)
     mutate(8, "conv output channels", wrong_channels,
            r"op 0 .*: kernel check failed: bad tensor shape")
     # 9 overflow: elements x size past 32 bits; offset + size past 32 bits.
     mutate(9, "dims 2^16 x 2^16", lambda p: (
-        p.set_int(p.tensor(p.tensor_named("x")), "tensor", "shape", 1, 1 << 16),
-        p.set_int(p.tensor(p.tensor_named("x")), "tensor", "shape", 2, 1 << 16)),
+        p.set_dim(p.tensor_named("x"), 1, 1 << 16), p.set_dim(p.tensor_named("x"), 2, 1 << 16)),
         r"tensor \d+ 'x': byte size overflows")
 
     def offset_overflow(p):
@@ -184,11 +185,10 @@ def crafted_cases(base: bytes) -> list[Case]:
            r"op 0 .*kernel check failed: bad op parameter")
     mutate(13, "padding -1", lambda p: p.set_int(p.op(1), "op", "ints", 2, -1))
     # 14 quantization: a negative scale; a zero point outside int8; a per-channel shift of 99.
-    mutate(14, "scale -1", lambda p: struct.pack_into(
-        "<f", p.buf, p.vec(p.quant(p.tensor_named("x")), "quant", "scale")[0], -1.0),
-        r"tensor \d+: scale not positive")
-    mutate(14, "zero point 200", lambda p: p.set_int(p.quant(p.tensor_named("x")), "quant",
-                                                     "zero_point", 0, 200),
+    mutate(14, "scale -1", lambda p: p.set(p.tensor(p.tensor_named("x")), "tensor", "scale", "<f", -1.0),
+           r"tensor \d+: scale not positive")
+    mutate(14, "zero point 200", lambda p: p.set(p.tensor(p.tensor_named("x")), "tensor", "zero_point",
+                                                 "<i", 200),
            r"zero point 200 outside int8")
 
     def shift_99(p):
