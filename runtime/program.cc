@@ -141,18 +141,23 @@ void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
 void Program::bind_op(size_t index, Span<const Span<uint8_t>> regions, TensorView* inputs,
                       TensorView* outputs, OpContext* ctx) const {
   const fbs::Op& op = *root_->ops()->Get(static_cast<uint32_t>(index));
-  const uint32_t ni = op.inputs()->size(), no = op.outputs()->size();
-  for (uint32_t i = 0; i < ni; ++i) bind_tensor(op.inputs()->Get(i), regions, &inputs[i]);
-  for (uint32_t i = 0; i < no; ++i) bind_tensor(op.outputs()->Get(i), regions, &outputs[i]);
+  // Each accessor is a vtable lookup: read the operand lists once.
+  const flatbuffers::Vector<int32_t>& ins = *op.inputs();
+  const flatbuffers::Vector<int32_t>& outs = *op.outputs();
+  const uint32_t ni = ins.size(), no = outs.size();
+  for (uint32_t i = 0; i < ni; ++i) bind_tensor(ins.Get(i), regions, &inputs[i]);
+  for (uint32_t i = 0; i < no; ++i) bind_tensor(outs.Get(i), regions, &outputs[i]);
   ctx->inputs = inputs;
   ctx->num_inputs = ni;
   ctx->outputs = outputs;
   ctx->num_outputs = no;
   // Zero-copy: the verifier has checked these vectors are inside the file and 4-byte aligned.
-  ctx->ints = op.ints() ? op.ints()->data() : nullptr;
-  ctx->num_ints = op.ints() ? op.ints()->size() : 0;
-  ctx->floats = op.floats() ? op.floats()->data() : nullptr;
-  ctx->num_floats = op.floats() ? op.floats()->size() : 0;
+  const flatbuffers::Vector<int32_t>* ints = op.ints();
+  ctx->ints = ints ? ints->data() : nullptr;
+  ctx->num_ints = ints ? ints->size() : 0;
+  const flatbuffers::Vector<float>* floats = op.floats();
+  ctx->floats = floats ? floats->data() : nullptr;
+  ctx->num_floats = floats ? floats->size() : 0;
   ctx->rows_bottom_up = op.rows_bottom_up();
 }
 

@@ -191,7 +191,10 @@ Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
   EMBER_CHECK_OR_RETURN(op.inputs() != nullptr && op.outputs() != nullptr, Status::MissingField,
                         "op %" PRIu32 ": no operand list", index);
   const OpSignature& sig = kOpSignatures[id];
-  const uint32_t ni = op.inputs()->size(), no = op.outputs()->size();
+  // Each accessor is a vtable lookup: read the operand lists once.
+  const flatbuffers::Vector<int32_t>& ins = *op.inputs();
+  const flatbuffers::Vector<int32_t>& outs = *op.outputs();
+  const uint32_t ni = ins.size(), no = outs.size();
   const uint32_t nints = count(op.ints()), nfloats = count(op.floats());
   EMBER_CHECK_OR_RETURN(count_ok(sig.inputs, ni, kMaxVariadicInputs) &&
                             count_ok(sig.outputs, no, kMaxOpOutputs) &&
@@ -203,14 +206,14 @@ Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
                         index, ni, no, nints, nfloats, uint32_t{id});
   const uint32_t nt = ts.size();
   for (uint32_t i = 0; i < ni; ++i) {
-    const int32_t t = op.inputs()->Get(i);
+    const int32_t t = ins.Get(i);
     EMBER_CHECK_OR_RETURN((t == -1 && input_may_be_absent(static_cast<KernelId>(id), i)) ||
                               (t >= 0 && static_cast<uint32_t>(t) < nt),
                           Status::BadIndex, "op %" PRIu32 ": input %" PRIu32 " is %" PRId32,
                           index, i, t);
   }
   for (uint32_t i = 0; i < no; ++i) {
-    const int32_t t = op.outputs()->Get(i);
+    const int32_t t = outs.Get(i);
     EMBER_CHECK_OR_RETURN(t >= 0 && static_cast<uint32_t>(t) < nt, Status::BadIndex,
                           "op %" PRIu32 ": output %" PRIu32 " is %" PRId32, index, i, t);
     const fbs::Tensor& out = *ts.Get(static_cast<uint32_t>(t));
@@ -222,7 +225,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
     // tensors planned at the same bytes, which check_graph_and_plan allows only where marked).
     // t is no view (checked above), so an input shares its bytes exactly when its buffer is t.
     for (uint32_t j = 0; j < ni; ++j) {
-      EMBER_CHECK_OR_RETURN(buffer_of(ts, op.inputs()->Get(j)) != t, Status::BadOpSignature,
+      EMBER_CHECK_OR_RETURN(buffer_of(ts, ins.Get(j)) != t, Status::BadOpSignature,
                             "op %" PRIu32 ": tensor %" PRId32 " is both input %" PRIu32
                             " and output %" PRIu32,
                             index, t, j, i);
@@ -544,8 +547,9 @@ Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
           if (last[live[k]] < static_cast<int32_t>(o)) live[k] = live[--m];
           else ++k;
         const fbs::Op& op = *p.ops()->Get(o);
-        for (uint32_t i = 0; i < op.outputs()->size(); ++i)
-          EMBER_RETURN_IF_ERROR(define(op.outputs()->Get(i), static_cast<int32_t>(o), &op, i));
+        const flatbuffers::Vector<int32_t>& outs = *op.outputs();
+        for (uint32_t i = 0; i < outs.size(); ++i)
+          EMBER_RETURN_IF_ERROR(define(outs.Get(i), static_cast<int32_t>(o), &op, i));
       }
     }
   }
