@@ -3,8 +3,8 @@ cortex-m55 and for the host target) and the crafted malformed files of tests/tes
 
     python3 fuzz/make_seeds.py build/fuzz/seeds
 
-Existing files are kept, so a second run costs nothing, unless they were written for another
-schema version.
+Existing files are kept, so a second run costs nothing, unless the stored zoo seed no longer
+loads (written for another schema): then all are written again.
 """
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ def main(out: Path) -> None:
     from ember.models import MLPERF_TINY, ZOO
 
     out.mkdir(parents=True, exist_ok=True)
-    # Seeds kept from before a schema version bump would all stop at the version check: if a
-    # stored zoo seed has another version, every seed is written again.
+    # Seeds kept from before a schema change would all stop at the structure or version check:
+    # if a stored zoo seed no longer loads, every seed is written again.
     reference = out / "zoo-digits-host.emb"
-    if reference.exists() and ember.Program(reference.read_bytes()).inspect()["version"] != _ember.SCHEMA_VERSION:
+    if reference.exists() and _ember.Runtime(reference.read_bytes()).status != "ok":
         for seed in out.glob("*.emb"):
             seed.unlink()
     for name in sorted(set(MLPERF_TINY) | {"digits"}):
