@@ -11,6 +11,8 @@
 //   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers and the
 //     Cortex-M3, output 1, the kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape,
 //     geometry, tier, least) bytes.
+// Each add_s8 of at least kTablesFrom output elements gets inputs 2 and 3, its operands' rescale
+// tables (kernels/arm/add_s8.h: 1 KB of constants each, so small adds go without).
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
 // path its optimized kernel takes, or why it runs the portable one (a depthwise filter holding
 // -128 on the MVE tier, whose paired int16 taps need [-127, 127], gets no folded bias and so
@@ -20,6 +22,7 @@
 #include "compiler/kernel_table.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
+#include "kernels/arm/add_s8.h"
 #include "kernels/arm/conv2d_s8.h"
 #include "kernels/arm/depthwise_conv2d_s8.h"
 #include "kernels/arm/fold.h"
@@ -49,6 +52,11 @@ bool has_optimized_kernel(int kernel) {
   return false;
 }
 
+// add_s8's rescale tables (2 KB) pay for themselves in time from this many elements on; below
+// it the op rescales each element (about 7 instructions per element more on the M55, 35 on
+// the M4).
+constexpr int64_t kTablesFrom = 1024;
+
 // Kernels that only move bytes (memcpy/memmove runs, the C library's own per-target code): one
 // implementation serves every tier, so running it is not a fallback.
 bool moves_bytes_only(int kernel) {
@@ -63,7 +71,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
   const kernels::Tier tier = kernel_tier(target.tier);
   if (tier == kernels::Tier::Portable) return Status::Success;
   const int conv = kernel_id("conv2d_s8"), dw = kernel_id("depthwise_conv2d_s8"),
-            fc = kernel_id("fully_connected_s8");
+            fc = kernel_id("fully_connected_s8"), add = kernel_id("add_s8");
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
     if (op.kernel < 0) continue;  // a view
@@ -76,6 +84,20 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       continue;
     }
     op.kernel_reason = tier_word + " kernel";
+    if (op.kernel == add && op.inputs.size() == 2 && op.ints.size() == 12 && op.ints[0] >= 0 && op.ints[0] <= 22 &&
+        g.tensors[op.outputs[0]].num_elements() >= kTablesFrom) {
+      // ints: left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier, b_shift, ...
+      const std::vector<int32_t>& i = op.ints;
+      std::vector<int32_t> ta(kernels::arm::kRescaleTableSize), tb(kernels::arm::kRescaleTableSize);
+      kernels::arm::add_s8_rescale_table(i[1], i[0], i[2], i[3], ta.data());
+      kernels::arm::add_s8_rescale_table(i[4], i[0], i[5], i[6], tb.data());
+      const std::string name = g.tensors[op.outputs[0]].name;
+      const int a = add_constant_i32(g, name + "_rescale_a", {kernels::arm::kRescaleTableSize}, ta);
+      const int b = add_constant_i32(g, name + "_rescale_b", {kernels::arm::kRescaleTableSize}, tb);
+      op.inputs.push_back(a);
+      op.inputs.push_back(b);
+      op.kernel_reason = tier_word + " kernel (rescale tables)";
+    }
     if (op.kernel != conv && op.kernel != dw && op.kernel != fc) continue;
     if (op.inputs.size() != 5 || op.outputs.size() != 1) continue;  // already prepared
     const Tensor& filter = g.tensors[op.inputs[1]];

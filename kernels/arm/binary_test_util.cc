@@ -43,7 +43,7 @@ BroadcastCase random_broadcast(Rng& r, int32_t max_elements) {
 
 Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
                        KernelFn check_portable, KernelFn run_portable, KernelFn check_optimized,
-                       KernelFn run_optimized) {
+                       KernelFn run_optimized, AddedInputs added) {
   Rng r{seed};
   Outcome o;
   int32_t ints[16];
@@ -53,7 +53,7 @@ Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_
     const int32_t na = element_count(s.a, s.a_rank), n = element_count(s.out, s.rank);
     random_s8(r, g_a, na);
     random_s8(r, g_b, element_count(s.b, s.b_rank));
-    rt::TensorView ins[2] = {view(g_a, s.a_rank, s.a), view(g_b, s.b_rank, s.b)};
+    rt::TensorView ins[4] = {view(g_a, s.a_rank, s.a), view(g_b, s.b_rank, s.b)};
     rt::TensorView want_out[1] = {view(g_want, s.rank, s.out)};
     const rt::OpContext want_ctx{ins, 2, want_out, 1, ints, n_ints, nullptr, 0};
     const bool refused = check_portable(want_ctx) != rt::Status::Ok;  // a bad case, not a bad kernel
@@ -65,8 +65,9 @@ Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_
       ins[0] = view(g_got, s.a_rank, s.a);
     }
     rt::TensorView outs[1] = {view(g_got, s.rank, s.out)};
+    const size_t extra = added != nullptr ? added(r, ints, ins + 2) : 0;
     compare_optimized(o, i, refused, check_optimized, run_optimized,
-                      rt::OpContext{ins, 2, outs, 1, ints, n_ints, nullptr, 0}, g_got, g_want, n);
+                      rt::OpContext{ins, 2 + extra, outs, 1, ints, n_ints, nullptr, 0}, g_got, g_want, n);
   }
   return o;
 }

@@ -20,8 +20,10 @@ inline int32x4_t output(const MulParamsS8& p, int32x4_t prod) {
   return requantize_clamp_mve<kLeft>(prod, p.output_multiplier, p.output_shift, p.output_zp, p.act_min, p.act_max);
 }
 
+// `p` by value: `out` is int8_t, which may alias any object, so fields read through a reference
+// would be reloaded after every store (a third of the loop).
 template <bool kStepA, bool kStepB, bool kLeft>
-void run(const MulParamsS8& p, const int8_t* a, const int8_t* b, int8_t* out, int32_t n) {
+void run(const MulParamsS8 p, const int8_t* a, const int8_t* b, int8_t* out, int32_t n) {
   const int32x4_t fa = vdupq_n_s32(a[0] - p.a_zp), fb = vdupq_n_s32(b[0] - p.b_zp);
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {

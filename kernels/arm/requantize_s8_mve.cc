@@ -19,8 +19,10 @@ inline int32x4_t rescale(const RequantizeParamsS8& p, int32x4_t x) {
   return requantize_clamp_mve<kLeft>(x, p.multiplier, p.shift, p.output_zp, p.act_min, p.act_max);
 }
 
+// `p` by value: `out` is int8_t, which may alias any object, so fields read through a reference
+// would be reloaded after every store.
 template <bool kLeft>
-void run(const RequantizeParamsS8& p, const int8_t* in, int8_t* out, int32_t n) {
+void run(const RequantizeParamsS8 p, const int8_t* in, int8_t* out, int32_t n) {
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) vstrbq_s32(out + i, rescale<kLeft>(p, vsubq_n_s32(vldrbq_s32(in + i), p.input_zp)));
   if (i < n) {

@@ -105,13 +105,17 @@ using KernelFn = rt::Status (*)(const rt::OpContext&);
 void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, KernelFn run, const rt::OpContext& ctx,
                        int8_t* got, const int8_t* want, int32_t n);
 
+/// Inputs the compiler adds for the optimized kernel, from the op's parameters: appended to
+/// `extra`, their count returned (0: none for this case).
+using AddedInputs = size_t (*)(Rng&, const int32_t* ints, rt::TensorView* extra);
+
 /// Draws `cases` broadcast cases with random int8 operands; for each, `draw_ints` fills the
-/// kernel's n_ints parameters, then the portable and the optimized kernel run (a third of the
-/// same-shape cases in place, the output over operand a) and their bytes, plus 16 guard
-/// bytes, are compared.
+/// kernel's n_ints parameters, then the portable and the optimized kernel (given what `added`
+/// adds, if not null) run (a third of the same-shape cases in place, the output over operand a)
+/// and their bytes, plus 16 guard bytes, are compared.
 Outcome test_binary_s8(uint32_t seed, int32_t cases, size_t n_ints, void (*draw_ints)(Rng&, int32_t*),
                        KernelFn check_portable, KernelFn run_portable, KernelFn check_optimized,
-                       KernelFn run_optimized);
+                       KernelFn run_optimized, AddedInputs added = nullptr);
 
 /// A 2-D pool (NHWC, batches 1-2, channels 1..40 around the vector widths): windows 1..5
 /// (non-square), strides 1..3, dilation 1..2 when `dilated`, padding on every side but below

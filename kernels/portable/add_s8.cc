@@ -28,7 +28,8 @@ static AddParamsS8 add_params_from(const int32_t* i) {
 }
 
 rt::Status check_add_s8(const rt::OpContext& c) {
-  EMBER_KCHECK(has_counts(c, 2, 1, 12, 0), BadOpSignature);
+  // Inputs 2 and 3, if present, are the optimized kernels' rescale tables (kernels.def).
+  EMBER_KCHECK(has_counts(c, -1, 1, 12, 0) && (c.num_inputs == 2 || c.num_inputs == 4), BadOpSignature);
   EMBER_RETURN_IF_ERROR(check_binary_operands(c, DType::Int8));
   const AddParamsS8 p = add_params_from(c.ints);
   EMBER_KCHECK(p.left_shift >= 0 && p.left_shift <= 22, BadOpParameter);
