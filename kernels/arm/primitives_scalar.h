@@ -73,29 +73,22 @@ inline ChannelRequant channel_requant(int32_t multiplier, int32_t shift) {
   return q;
 }
 
-/// requantize_value for a shift <= -1 (q.right >= 0).
-inline int32_t requantize_right(const ChannelRequant& q, int32_t acc) {
-  const int64_t v = q.round + static_cast<int64_t>(acc) * q.multiplier;  // one SMLAL
-  const uint32_t lo = static_cast<uint32_t>(v);
-  const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(v) >> 32);
-  int32_t r = hi >> q.right;
-  if (lo == 0 && (static_cast<uint32_t>(hi) & q.low) == 0) r &= ~int32_t{1};
-  return r;
-}
-
-/// requantize_value for a shift >= 0 (q.right == -1).
-inline int32_t requantize_left(const ChannelRequant& q, int32_t acc) {
-  const int32_t a = saturate_s10(acc) * (int32_t{1} << q.left);
-  const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
-  int32_t r = static_cast<int32_t>(v >> 31);
-  if ((static_cast<uint32_t>(v) << 1) == 0) r &= ~int32_t{1};
-  return r;
-}
-
 /// The rounded value before the zero point and the clamp (exact after the clamp, see above).
-/// A loop over one channel's values can choose the form once: requantize_right or _left.
 inline int32_t requantize_value(const ChannelRequant& q, int32_t acc) {
-  return q.right >= 0 ? requantize_right(q, acc) : requantize_left(q, acc);
+  int32_t r;
+  if (q.right >= 0) {
+    const int64_t v = q.round + static_cast<int64_t>(acc) * q.multiplier;  // one SMLAL
+    const uint32_t lo = static_cast<uint32_t>(v);
+    const int32_t hi = static_cast<int32_t>(static_cast<uint64_t>(v) >> 32);
+    r = hi >> q.right;
+    if (lo == 0 && (static_cast<uint32_t>(hi) & q.low) == 0) r &= ~int32_t{1};
+  } else {
+    const int32_t a = saturate_s10(acc) * (int32_t{1} << q.left);
+    const int64_t v = q.round + static_cast<int64_t>(a) * q.multiplier;
+    r = static_cast<int32_t>(v >> 31);
+    if ((static_cast<uint32_t>(v) << 1) == 0) r &= ~int32_t{1};
+  }
+  return r;
 }
 
 /// The per-layer output stage: the zero point and the activation bounds less the zero point.
