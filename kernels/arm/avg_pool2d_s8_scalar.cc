@@ -1,7 +1,8 @@
 //===- avg_pool2d_s8_scalar.cc - avg_window_s8 in plain Thumb-2 ------------===//
 //
-// Also the DSP tier's kernel: per tap a load and an add for each channel, its sum kept in a
-// register over the clipped window (no bounds checks, no index arithmetic), then one division.
+// Per tap a load and an add for each channel, its sum kept in a register over the clipped window
+// (no bounds checks, no index arithmetic), then one division. The DSP tier takes four channels
+// per word load with SXTAB16 (windows of up to 255 taps per row), the rest channel by channel.
 
 #include "kernels/arm/tier.h"
 
@@ -9,10 +10,61 @@
 
 #include "kernels/arm/avg_pool2d_s8.h"
 
+#if EMBER_TIER == EMBER_TIER_DSP
+#include "kernels/arm/primitives_dsp.h"
+#endif
+
 namespace ember::kernels::arm {
 
+#if EMBER_TIER == EMBER_TIER_DSP
+namespace {
+
+// Taps a 16-bit lane sum can take: 255 * 128 = 32,640 < 2^15.
+constexpr int32_t kLaneTaps = 255;
+
+// acc's two int16 lanes plus the odd bytes (b1, b3) of word, one SXTAB16 (as sxtb16_odd).
+inline uint32_t sxtab16_odd(uint32_t acc, uint32_t word) {
+  uint32_t r;
+  asm("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(acc), "r"(word));
+  return r;
+}
+
+// Four channels from c on: per tap one word load and two SXTAB16 into 16-bit lane sums (even
+// channels, odd channels), moved into 32-bit sums before a row could take a lane past kLaneTaps.
+void four_channels(const AvgWindowS8& w, int32_t c, int8_t* out) {
+  int32_t sum[4] = {0, 0, 0, 0};
+  uint32_t even = 0, odd = 0;
+  int32_t taps = 0;
+  const auto flush = [&] {
+    sum[0] += static_cast<int16_t>(even), sum[2] += static_cast<int32_t>(even) >> 16;
+    sum[1] += static_cast<int16_t>(odd), sum[3] += static_cast<int32_t>(odd) >> 16;
+    even = odd = 0, taps = 0;
+  };
+  const int8_t* row = w.first + c;
+  for (int32_t ky = 0; ky < w.ny; ++ky, row += w.row_step) {
+    if (taps + w.nx > kLaneTaps) flush();
+    const int8_t* p = row;
+    for (int32_t kx = 0; kx < w.nx; ++kx, p += w.col_step) {
+      const uint32_t x = read_u32(p);
+      even = static_cast<uint32_t>(__sxtab16(static_cast<int32_t>(even), static_cast<int32_t>(x)));
+      odd = sxtab16_odd(odd, x);
+    }
+    taps += w.nx;
+  }
+  flush();
+  for (int32_t k = 0; k < 4; ++k) out[c + k] = avg_finish_s8(sum[k], w);
+}
+
+}  // namespace
+#endif
+
 void avg_window_s8(const AvgWindowS8& w, int8_t* out) {
-  for (int32_t c = 0; c < w.channels; ++c) {
+  int32_t c = 0;
+#if EMBER_TIER == EMBER_TIER_DSP
+  if (w.nx <= kLaneTaps)
+    for (; c + 4 <= w.channels; c += 4) four_channels(w, c, out);
+#endif
+  for (; c < w.channels; ++c) {
     int32_t sum = 0;
     const int8_t* row = w.first + c;
     for (int32_t ky = 0; ky < w.ny; ++ky, row += w.row_step) {
