@@ -2,13 +2,16 @@
 //
 // Per tap a load and an add for each channel, its sum kept in a register over the clipped window
 // (no bounds checks, no index arithmetic), then one division. The DSP tier takes four channels
-// per word load with SXTAB16 (windows of up to 255 taps per row), the rest channel by channel.
+// per word load with SXTAB16 (windows of up to 255 taps per row), the Cortex-M3 four per word
+// load too; the remaining channels, and the Cortex-M0, go channel by channel.
 
 #include "kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
 #include "kernels/arm/avg_pool2d_s8.h"
+
+#include "kernels/arm/primitives_scalar.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
 #include "kernels/arm/primitives_dsp.h"
@@ -56,6 +59,27 @@ void four_channels(const AvgWindowS8& w, int32_t c, int8_t* out) {
 }
 
 }  // namespace
+#elif defined(__ARM_ARCH_7M__)
+namespace {
+
+// The Cortex-M3 (no SIMD): four channels from c on, per tap one word load (unaligned loads are
+// legal on Armv7-M, not on the Cortex-M0) and each byte sign-extended into its own sum.
+void four_channels(const AvgWindowS8& w, int32_t c, int8_t* out) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const int8_t* row = w.first + c;
+  for (int32_t ky = 0; ky < w.ny; ++ky, row += w.row_step) {
+    const int8_t* p = row;
+    for (int32_t kx = 0; kx < w.nx; ++kx, p += w.col_step) {
+      const uint32_t x = read_u32(p);
+      s0 += static_cast<int8_t>(x), s1 += static_cast<int8_t>(x >> 8);
+      s2 += static_cast<int8_t>(x >> 16), s3 += static_cast<int32_t>(x) >> 24;
+    }
+  }
+  const int32_t sum[4] = {s0, s1, s2, s3};
+  for (int32_t k = 0; k < 4; ++k) out[c + k] = avg_finish_s8(sum[k], w);
+}
+
+}  // namespace
 #endif
 
 void avg_window_s8(const AvgWindowS8& w, int8_t* out) {
@@ -63,6 +87,8 @@ void avg_window_s8(const AvgWindowS8& w, int8_t* out) {
 #if EMBER_TIER == EMBER_TIER_DSP
   if (w.nx <= kLaneTaps)
     for (; c + 4 <= w.channels; c += 4) four_channels(w, c, out);
+#elif defined(__ARM_ARCH_7M__)
+  for (; c + 4 <= w.channels; c += 4) four_channels(w, c, out);
 #endif
   for (; c < w.channels; ++c) {
     int32_t sum = 0;
