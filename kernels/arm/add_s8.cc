@@ -43,8 +43,8 @@ void add_s8_rescale_table(int32_t zp, int32_t left_shift, int32_t multiplier, in
   for (int32_t q = -128; q < 128; ++q) table[static_cast<uint8_t>(q)] = rescaled(q, zp, left_shift, multiplier, shift);
 }
 
-// The portable check (2 or 4 inputs); then the tables' shapes and values (recomputed: they hold what the portable kernel computes, and so every sum
-// of two entries fits in int32).
+// The portable check (2 or 4 inputs); then the tables' shapes and values, recomputed: they hold
+// what the portable kernel computes, and so every sum of two entries fits in int32.
 rt::Status check_add_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_add_s8(c));
   if (!has_tables(c)) return rt::Status::Ok;
@@ -67,17 +67,11 @@ rt::Status run_add_s8(const rt::OpContext& c) {
   const int8_t* a = c.in(0).as<const int8_t>();
   const int8_t* b = c.in(1).as<const int8_t>();
   int8_t* out = c.out(0).as<int8_t>();
-  if (has_tables(c)) {
-    const int32_t* ta = c.in(kTableA).as<const int32_t>();
-    const int32_t* tb = c.in(kTableB).as<const int32_t>();
-    for_each_elementwise_run(bc, [&](size_t o, size_t ia, int32_t a_step, size_t ib, int32_t b_step, int32_t n) {
-      if (a_step != 0 && b_step != 0) add_s8_run_tables(p, ta, a + ia, tb, b + ib, out + o, n);
-      else add_s8_run(p, a + ia, a_step, b + ib, b_step, out + o, n);
-    });
-    return rt::Status::Ok;
-  }
+  const int32_t* ta = has_tables(c) ? c.in(kTableA).as<const int32_t>() : nullptr;
+  const int32_t* tb = has_tables(c) ? c.in(kTableB).as<const int32_t>() : nullptr;
   for_each_elementwise_run(bc, [&](size_t o, size_t ia, int32_t a_step, size_t ib, int32_t b_step, int32_t n) {
-    add_s8_run(p, a + ia, a_step, b + ib, b_step, out + o, n);
+    if (ta != nullptr && a_step != 0 && b_step != 0) add_s8_run_tables(p, ta, a + ia, tb, b + ib, out + o, n);
+    else add_s8_run(p, a + ia, a_step, b + ib, b_step, out + o, n);
   });
   return rt::Status::Ok;
 }

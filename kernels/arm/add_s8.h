@@ -11,9 +11,9 @@
 // Added operands (inputs 2 and 3, both or neither; the compiler's pack_weights pass): each
 // operand's rescale table, its rescaled value for each of the 256 int8 values, so a run looks
 // two values up instead of rescaling each element (two 32-bit multiplies with exact rounding)
-// where both operands are contiguous.
-// The check recomputes both tables, so an accepted program means what the portable kernel
-// computes; without them the op rescales each element. No scratch.
+// where both operands are contiguous. The check recomputes both tables, so an accepted program
+// means what the portable kernel computes; without them the op rescales each element. No
+// scratch.
 
 #pragma once
 
@@ -36,8 +36,8 @@ void add_s8_run_tables(const AddParamsS8& p, const int32_t* ta, const int8_t* a,
                        int8_t* out, int32_t n);
 
 /// table[uint8_t(q)] = the rescaled operand for q, as the portable kernel computes it:
-/// (q - zp) << left_shift by multiply_by_quantized_multiplier(multiplier, shift), for each int8 q. Parameters as the
-/// portable check accepts them; every entry is then below 2^30 in magnitude.
+/// (q - zp) << left_shift by multiply_by_quantized_multiplier(multiplier, shift), for each int8
+/// q. Parameters as the portable check accepts them; every entry is then below 2^30 in magnitude.
 inline constexpr int32_t kRescaleTableSize = 256;
 void add_s8_rescale_table(int32_t zp, int32_t left_shift, int32_t multiplier, int32_t shift, int32_t* table);
 

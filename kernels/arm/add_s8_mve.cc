@@ -37,6 +37,10 @@ struct Output {
   int32_t multiplier, shift, zp, act_min, act_max;
 };
 
+Output output_of(const AddParamsS8& p) {
+  return Output{p.output_multiplier, p.output_shift, p.output_zp, p.act_min, p.act_max};
+}
+
 template <bool kLeft>
 inline int32x4_t output(const Output& o, int32x4_t sum) {
   const int32x4_t r = kLeft ? requantize_mve_left(sum, vdupq_n_s32(o.multiplier), vdupq_n_s32(o.shift))
@@ -101,14 +105,14 @@ void add_s8_run(const AddParamsS8& p, const int8_t* a, int32_t a_step, const int
   const int32_t pow2 = int32_t{1} << p.left_shift;
   const Scale sa{pow2, -p.a_zp * pow2, p.a_multiplier, p.a_shift};
   const Scale sb{pow2, -p.b_zp * pow2, p.b_multiplier, p.b_shift};
-  const Output o{p.output_multiplier, p.output_shift, p.output_zp, p.act_min, p.act_max};
+  const Output o = output_of(p);
   if (p.output_shift >= 0) run_steps<true>(o, sa, sb, a, a_step, b, b_step, out, n);
   else run_steps<false>(o, sa, sb, a, a_step, b, b_step, out, n);
 }
 
 void add_s8_run_tables(const AddParamsS8& p, const int32_t* ta, const int8_t* a, const int32_t* tb, const int8_t* b,
                        int8_t* out, int32_t n) {
-  const Output o{p.output_multiplier, p.output_shift, p.output_zp, p.act_min, p.act_max};
+  const Output o = output_of(p);
   const uint8_t* ua = reinterpret_cast<const uint8_t*>(a);
   const uint8_t* ub = reinterpret_cast<const uint8_t*>(b);
   if (p.output_shift >= 0) run_tables<true>(o, ta, ua, tb, ub, out, n);

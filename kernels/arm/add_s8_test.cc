@@ -36,11 +36,16 @@ rt::TensorView table_view(int32_t* table) {
   return make_view(table, rt::DType::Int32, 1, dims, true);
 }
 
+// Both operands' tables of the op with these ints (the AddParamsS8 order), into g_tables.
+void fill_tables(const int32_t* ints) {
+  add_s8_rescale_table(ints[1], ints[0], ints[2], ints[3], g_tables[0]);
+  add_s8_rescale_table(ints[4], ints[0], ints[5], ints[6], g_tables[1]);
+}
+
 // The compiler's tables (pack_weights), one case in two.
 size_t add_tables(Rng& r, const int32_t* ints, rt::TensorView* extra) {
   if (r.one_in(2)) return 0;
-  add_s8_rescale_table(ints[1], ints[0], ints[2], ints[3], g_tables[0]);
-  add_s8_rescale_table(ints[4], ints[0], ints[5], ints[6], g_tables[1]);
+  fill_tables(ints);
   extra[0] = table_view(g_tables[0]);
   extra[1] = table_view(g_tables[1]);
   return 2;
@@ -59,8 +64,7 @@ Outcome test_add_s8(uint32_t seed, int32_t cases) {
   for (int32_t i = 0; i < cases / 8; ++i) {
     int32_t ints[12];
     draw_add(r, ints);
-    add_s8_rescale_table(ints[1], ints[0], ints[2], ints[3], g_tables[0]);
-    add_s8_rescale_table(ints[4], ints[0], ints[5], ints[6], g_tables[1]);
+    fill_tables(ints);
     bool bad = false;
     for (int32_t q = -128; q < 128; ++q) {
       const uint8_t k = static_cast<uint8_t>(q);
