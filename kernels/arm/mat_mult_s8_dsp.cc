@@ -373,123 +373,178 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
   }
 }
 
-// --- Shallow products: depth 8 to 64, four columns per pass, requantized in the same loop ---
+// --- Shallow products: depth 8 to 64, two rows x two columns, requantized in the same loop ---
 //
 // At depth 8 and 16 (vww's first pointwise layers) a 2 x 2 block has few products, and the
 // set-up and requantization around them dominated: 45 and 56 instructions per output on the
 // cortex-m4; at depth 32 and 64 the packed 4 x 2 block's requantization and constants took
-// about 40% of its instructions. A group of four columns whose requantization takes the
-// FastOut form (primitives_scalar.h) is instead one asm loop over the rows (shallow_group): per
-// row the depth bytes are split once into a stack row (LDR, two SXTB16, STRD per four), then
-// per pair of columns their biases, the split words against both columns' split weights
-// (LDRD of the row, LDRD of each column's, four SMLAD) and the FastOut arithmetic with the
-// outputs stored at once: about 20 instructions per output at depth 8, 85 at depth 64. The
-// first layers' depths, 27 and 40, take it too (their im2col blocks are 16 rows). The group's
-// table (mat_mult_s8_shallow_bytes: per column the folded bias, FastOut and the split weights,
-// then the output zero point and the loop's counters) is in the product's scratch,
-// MatMultS8::pack, so no frame holds it; building it takes a few dozen instructions per column,
-// so only products of kShallowRows rows or more take this path.
+// about 40% of its instructions. A group of up to kShallowColumns columns whose
+// requantization takes the FastOut form (primitives_scalar.h) is instead one asm loop over the
+// rows, two at a time (shallow_group). The two rows' depth bytes are split once into the
+// frame (LDR, two SXTB16, STRD per four); then per pair of columns their biases, per four
+// depth elements an LDRD of each split row and of each column's split weights and eight SMLAD
+// (12 instructions per 16 MACs), and the FastOut arithmetic, each column's constants loaded
+// once for both rows. One row at a time it was 7 instructions per 8 MACs, and each split row
+// served four columns, not eight. An odd last row runs as a pair of itself (strides 0: the
+// same output written twice). The first layers' depths, 27 and 40, take it too (their im2col
+// blocks are 16 rows). The group's table (mat_mult_s8_shallow_bytes: per column the folded
+// bias, FastOut and the split weights) is in the product's scratch, MatMultS8::pack; building
+// it takes a few dozen instructions per column, so only products of kShallowRows rows or more
+// take this path.
 
 constexpr int32_t kShallowRows = 16;
 
-// Column j's table at words j * column_words(depth): bias, FastOut (m, rh, right, low), the
-// split weights (a partial last four zero-filled). After the four columns: the output zero
-// point, the row strides of lhs and out, and the rows left (shallow_group's loop keeps them
-// there: its registers are all taken).
+// Column j's table at words j * column_words(depth) (mat_mult_s8.h): bias, FastOut (m, rh,
+// right, low), the split weights (a partial last four zero-filled).
 constexpr int32_t split_words(int32_t depth) { return (depth + 3) / 4; }
-constexpr int32_t column_words(int32_t depth) { return 5 + 2 * split_words(depth); }
+constexpr int32_t column_words(int32_t depth) { return static_cast<int32_t>(mat_mult_s8_shallow_column_words(depth)); }
 static_assert(sizeof(FastOut) == 16, "shallow_group's offsets");
 
-// Rows [0, rows) of lhs against the group's four columns (the table t). The columns go in
-// pairs: per four depth elements one LDRD of the split row serves both columns' LDRD and two
-// SMLAD (7 instructions per 8 MACs). A depth that is not a multiple of 4 (27) reads its last
-// bytes one by one (no byte past the row is read) into a word whose weights beyond are 0.
+// What shallow_group's loop keeps in memory, at fixed offsets from one register (the others
+// hold the sums, the operands and the table): the two rows split, then the loop's state.
+struct ShallowFrame {
+  uint32_t row[2][2 * split_words(64)];  // row i's word k split: (even, odd) at [i][2k], [i][2k + 1]
+  int32_t zp, lhs_stride, out_stride;  // the strides adjacent: one LDRD
+  int32_t row_pairs;                   // left to do
+  const int8_t* lhs;                   // the next pair's first row
+  int8_t* out_row;                     // and its first output
+  int8_t* out;                         // the column pair's first output
+  const int32_t* table;                // the group's first column
+  int32_t col_pairs, pairs_left;       // column pairs per row pair, and left in this one
+};
+static_assert(offsetof(ShallowFrame, out_stride) == offsetof(ShallowFrame, lhs_stride) + 4, "one LDRD");
+
+// f.row_pairs pairs of rows (from f.lhs, f.lhs_stride apart) against the group's 2 * f.col_pairs
+// columns (table from f.table), stored from f.out_row (f.out_stride apart); f.lhs and f.out_row
+// end past the last pair. A depth that is not a multiple of 4 (27) reads its last bytes one by
+// one (no byte past the row is read) into a word whose weights beyond are 0.
 template <int kDepth>
-__attribute__((noinline)) void shallow_group(int32_t* t, const int8_t* lhs, int32_t lhs_stride, int8_t* out,
-                                             int32_t out_stride, int32_t rows) {
+__attribute__((noinline)) void shallow_group(ShallowFrame& f) {
   constexpr int32_t kWords = kDepth / 4, kRest = kDepth % 4;
   static_assert(kRest == 0 || kRest == 3, "a loop for the partial word's bytes");
-  constexpr int32_t kTail = 4 * column_words(kDepth);  // t[kTail .. kTail + 3]
-  t[kTail + 1] = lhs_stride, t[kTail + 2] = out_stride, t[kTail + 3] = rows;
-  uint32_t row[2 * split_words(kDepth)];  // the row split: (even, odd) per word
-  int32_t a0, a1, x0, x1, w0, w1, w2, w3;
-  // Each word of the row, split into row[2i], row[2i + 1].
-#define EMBER_SH_SPLIT                                                   \
+  static_assert(split_words(kDepth) <= split_words(64), "the frame's rows");
+  int32_t a00, a01, a10, a11, x0, x1, x2, x3, w0, w1, w2, w3;
+  const int32_t* t;
+  // Each word of the row at P, split into the frame's row R (its byte offset).
+#define EMBER_SH_SPLIT(P, R)                                             \
   ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"     \
   ".if \\i < %c[words]\n\t"                                              \
-  "ldr    %[x0], [%[lhs], #4*\\i]\n\t"                                   \
-  "sxtb16 %[x1], %[x0]\n\t"                                              \
-  "sxtb16 %[x0], %[x0], ror #8\n\t"                                      \
-  "strd   %[x1], %[x0], [%[row], #8*\\i]\n\t"                            \
+  "ldr    %[w0], [" P ", #4*\\i]\n\t"                                    \
+  "sxtb16 %[w1], %[w0]\n\t"                                              \
+  "sxtb16 %[w0], %[w0], ror #8\n\t"                                      \
+  "strd   %[w1], %[w0], [%[f], #" R "+8*\\i]\n\t"                        \
   ".endif\n\t"                                                           \
   ".endr\n\t"                                                            \
   ".if %c[rest] == 3\n\t"                                                \
-  "ldrh   %[x0], [%[lhs], #4*%c[words]]\n\t"                             \
-  "ldrb   %[x1], [%[lhs], #4*%c[words]+2]\n\t"                           \
-  "orr    %[x0], %[x0], %[x1], lsl #16\n\t"                              \
-  "sxtb16 %[x1], %[x0]\n\t"                                              \
-  "sxtb16 %[x0], %[x0], ror #8\n\t"                                      \
-  "strd   %[x1], %[x0], [%[row], #8*%c[words]]\n\t"                      \
+  "ldrh   %[w0], [" P ", #4*%c[words]]\n\t"                              \
+  "ldrb   %[w1], [" P ", #4*%c[words]+2]\n\t"                            \
+  "orr    %[w0], %[w0], %[w1], lsl #16\n\t"                              \
+  "sxtb16 %[w1], %[w0]\n\t"                                              \
+  "sxtb16 %[w0], %[w0], ror #8\n\t"                                      \
+  "strd   %[w1], %[w0], [%[f], #" R "+8*%c[words]]\n\t"                  \
   ".endif\n\t"
-  // The split row against columns j and j + 1, onto their biases.
-#define EMBER_SH_PAIR(j, k)                                              \
-  "ldr    %[a0], [%[t], #%c[cs]*" #j "]\n\t"                             \
-  "ldr    %[a1], [%[t], #%c[cs]*" #k "]\n\t"                             \
-  ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"     \
-  ".if \\i < %c[split]\n\t"                                              \
-  "ldrd   %[x0], %[x1], [%[row], #8*\\i]\n\t"                            \
-  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+20+8*\\i]\n\t"             \
-  "ldrd   %[w2], %[w3], [%[t], #%c[cs]*" #k "+20+8*\\i]\n\t"             \
-  "smlad  %[a0], %[x0], %[w0], %[a0]\n\t"                                \
-  "smlad  %[a1], %[x0], %[w2], %[a1]\n\t"                                \
-  "smlad  %[a0], %[x1], %[w1], %[a0]\n\t"                                \
-  "smlad  %[a1], %[x1], %[w3], %[a1]\n\t"                                \
-  ".endif\n\t"                                                           \
-  ".endr\n\t"                                                            \
-  EMBER_SH_OUT("a0", j) EMBER_SH_OUT("a1", k)
-  // Column j's FastOut arithmetic on acc and its store; x0 keeps m for a tie.
-#define EMBER_SH_OUT(acc, j)                                             \
-  "ldrd   %[x0], %[x1], [%[t], #%c[cs]*" #j "+4]\n\t"                    \
-  "smmla  %[x1], %[" acc "], %[x0], %[x1]\n\t"                           \
-  "ldrd   %[w0], %[w1], [%[t], #%c[cs]*" #j "+12]\n\t"                   \
-  "tst    %[x1], %[w1]\n\t"                                              \
-  "beq    3" #j "f\n\t"                                                  \
-  "asr    %[" acc "], %[x1], %[w0]\n"                                    \
-  "2" #j ":\n\t"                                                         \
-  "ssat   %[" acc "], #8, %[" acc "]\n\t"                                \
-  "strb   %[" acc "], [%[out], #" #j "]\n\t"
-#define EMBER_SH_TIE(acc, j)                                             \
-  "3" #j ":\n\t"                                                         \
-  "mul    %[x0], %[" acc "], %[x0]\n\t"                                  \
-  "asr    %[" acc "], %[x1], %[w0]\n\t"                                  \
-  "cmp    %[x0], #0\n\t"                                                 \
-  "bne    2" #j "b\n\t"                                                  \
-  "ldr    %[x0], [%[t], #%c[tail]*4]\n\t"                                \
-  "sub    %[" acc "], %[" acc "], %[x0]\n\t"                             \
-  "bic    %[" acc "], %[" acc "], #1\n\t"                                \
-  "add    %[" acc "], %[" acc "], %[x0]\n\t"                             \
-  "b      2" #j "b\n\t"
+  // Column C (0: at t, 1: at t + cb) of both rows, sums A (row 0) and B (row 1): its FastOut
+  // arithmetic and stores at x2 + C and x3 + C; x0 keeps m for a tie.
+#define EMBER_SH_OUT(A, B, C)                                            \
+  "ldrd   %[x0], %[x1], [%[t], #%c[cb]*" C "+4]\n\t"                     \
+  "ldrd   %[w0], %[w1], [%[t], #%c[cb]*" C "+12]\n\t"                    \
+  "smmla  %[w2], %[" A "], %[x0], %[x1]\n\t"                             \
+  "tst    %[w2], %[w1]\n\t"                                              \
+  "beq    3" C "0f\n\t"                                                  \
+  "asr    %[" A "], %[w2], %[w0]\n"                                      \
+  "4" C "0:\n\t"                                                         \
+  "ssat   %[" A "], #8, %[" A "]\n\t"                                    \
+  "strb   %[" A "], [%[x2], #" C "]\n\t"                                 \
+  "smmla  %[w2], %[" B "], %[x0], %[x1]\n\t"                             \
+  "tst    %[w2], %[w1]\n\t"                                              \
+  "beq    3" C "1f\n\t"                                                  \
+  "asr    %[" B "], %[w2], %[w0]\n"                                      \
+  "4" C "1:\n\t"                                                         \
+  "ssat   %[" B "], #8, %[" B "]\n\t"                                    \
+  "strb   %[" B "], [%[x3], #" C "]\n\t"
+  // A possible tie of sum ACC (h in w2): the product's low word zero makes it one; then the
+  // value before the zero point loses its low bit.
+#define EMBER_SH_TIE(ACC, L)                                             \
+  "3" L ":\n\t"                                                          \
+  "mul    %[w3], %[" ACC "], %[x0]\n\t"                                  \
+  "asr    %[" ACC "], %[w2], %[w0]\n\t"                                  \
+  "cmp    %[w3], #0\n\t"                                                 \
+  "bne    4" L "b\n\t"                                                   \
+  "ldr    %[w3], [%[f], #%c[o_zp]]\n\t"                                  \
+  "sub    %[" ACC "], %[" ACC "], %[w3]\n\t"                             \
+  "bic    %[" ACC "], %[" ACC "], #1\n\t"                                \
+  "add    %[" ACC "], %[" ACC "], %[w3]\n\t"                             \
+  "b      4" L "b\n\t"
   asm volatile(
       "1:\n\t"
-      EMBER_SH_SPLIT
-      EMBER_SH_PAIR(0, 1) EMBER_SH_PAIR(2, 3)
-      "ldrd   %[x0], %[x1], [%[t], #%c[tail]*4+4]\n\t"
-      "add    %[lhs], %[lhs], %[x0]\n\t"
-      "add    %[out], %[out], %[x1]\n\t"
-      "ldr    %[x0], [%[t], #%c[tail]*4+12]\n\t"
+      "ldr    %[x2], [%[f], #%c[o_lhs]]\n\t"
+      "ldr    %[x0], [%[f], #%c[o_strides]]\n\t"
+      "add    %[x3], %[x2], %[x0]\n\t"
+      EMBER_SH_SPLIT("%[x2]", "0")
+      EMBER_SH_SPLIT("%[x3]", "%c[row1]")
+      "ldr    %[t], [%[f], #%c[o_table]]\n\t"
+      "ldr    %[x0], [%[f], #%c[o_out_row]]\n\t"
+      "ldr    %[x1], [%[f], #%c[o_col_pairs]]\n\t"
+      "str    %[x0], [%[f], #%c[o_out]]\n\t"
+      "str    %[x1], [%[f], #%c[o_pairs_left]]\n"
+      "2:\n\t"
+      "ldr    %[a00], [%[t]]\n\t"
+      "ldr    %[a01], [%[t], #%c[cb]]\n\t"
+      "mov    %[a10], %[a00]\n\t"
+      "mov    %[a11], %[a01]\n\t"
+      ".irp i, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15\n\t"
+      ".if \\i < %c[split]\n\t"
+      "ldrd   %[x0], %[x1], [%[f], #8*\\i]\n\t"
+      "ldrd   %[x2], %[x3], [%[f], #%c[row1]+8*\\i]\n\t"
+      "ldrd   %[w0], %[w1], [%[t], #20+8*\\i]\n\t"
+      "ldrd   %[w2], %[w3], [%[t], #%c[cb]+20+8*\\i]\n\t"
+      "smlad  %[a00], %[x0], %[w0], %[a00]\n\t"
+      "smlad  %[a00], %[x1], %[w1], %[a00]\n\t"
+      "smlad  %[a10], %[x2], %[w0], %[a10]\n\t"
+      "smlad  %[a10], %[x3], %[w1], %[a10]\n\t"
+      "smlad  %[a01], %[x0], %[w2], %[a01]\n\t"
+      "smlad  %[a01], %[x1], %[w3], %[a01]\n\t"
+      "smlad  %[a11], %[x2], %[w2], %[a11]\n\t"
+      "smlad  %[a11], %[x3], %[w3], %[a11]\n\t"
+      ".endif\n\t"
+      ".endr\n\t"
+      "ldr    %[x2], [%[f], #%c[o_out]]\n\t"
+      "ldr    %[x3], [%[f], #%c[o_strides]+4]\n\t"
+      "add    %[x3], %[x2], %[x3]\n\t"
+      EMBER_SH_OUT("a00", "a10", "0")
+      EMBER_SH_OUT("a01", "a11", "1")
+      "add    %[x2], %[x2], #2\n\t"
+      "str    %[x2], [%[f], #%c[o_out]]\n\t"
+      "add    %[t], %[t], #2*%c[cb]\n\t"
+      "ldr    %[x0], [%[f], #%c[o_pairs_left]]\n\t"
       "subs   %[x0], %[x0], #1\n\t"
-      "str    %[x0], [%[t], #%c[tail]*4+12]\n\t"
+      "str    %[x0], [%[f], #%c[o_pairs_left]]\n\t"
+      "bne    2b\n\t"
+      "ldrd   %[x0], %[x1], [%[f], #%c[o_strides]]\n\t"
+      "ldr    %[x2], [%[f], #%c[o_lhs]]\n\t"
+      "ldr    %[x3], [%[f], #%c[o_out_row]]\n\t"
+      "add    %[x2], %[x2], %[x0], lsl #1\n\t"
+      "add    %[x3], %[x3], %[x1], lsl #1\n\t"
+      "str    %[x2], [%[f], #%c[o_lhs]]\n\t"
+      "str    %[x3], [%[f], #%c[o_out_row]]\n\t"
+      "ldr    %[x0], [%[f], #%c[o_row_pairs]]\n\t"
+      "subs   %[x0], %[x0], #1\n\t"
+      "str    %[x0], [%[f], #%c[o_row_pairs]]\n\t"
       "bne    1b\n\t"
       ".subsection 1\n"
-      EMBER_SH_TIE("a0", 0) EMBER_SH_TIE("a1", 1) EMBER_SH_TIE("a0", 2) EMBER_SH_TIE("a1", 3)
+      EMBER_SH_TIE("a00", "00") EMBER_SH_TIE("a10", "01") EMBER_SH_TIE("a01", "10") EMBER_SH_TIE("a11", "11")
       ".previous\n\t"
-      : [a0] "=&r"(a0), [a1] "=&r"(a1), [x0] "=&r"(x0), [x1] "=&r"(x1), [w0] "=&r"(w0), [w1] "=&r"(w1),
-        [w2] "=&r"(w2), [w3] "=&r"(w3), [lhs] "+r"(lhs), [out] "+r"(out)
-      : [t] "r"(t), [row] "r"(row), [words] "i"(kWords), [rest] "i"(kRest), [split] "i"(split_words(kDepth)),
-        [tail] "i"(kTail), [cs] "i"(4 * column_words(kDepth))
+      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x0] "=&r"(x0), [x1] "=&r"(x1),
+        [x2] "=&r"(x2), [x3] "=&r"(x3), [w0] "=&r"(w0), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [t] "=&r"(t)
+      : [f] "r"(&f), [words] "i"(kWords), [rest] "i"(kRest), [split] "i"(split_words(kDepth)),
+        [cb] "i"(4 * column_words(kDepth)), [row1] "i"(offsetof(ShallowFrame, row[1])),
+        [o_zp] "i"(offsetof(ShallowFrame, zp)), [o_strides] "i"(offsetof(ShallowFrame, lhs_stride)),
+        [o_row_pairs] "i"(offsetof(ShallowFrame, row_pairs)), [o_lhs] "i"(offsetof(ShallowFrame, lhs)),
+        [o_out_row] "i"(offsetof(ShallowFrame, out_row)), [o_out] "i"(offsetof(ShallowFrame, out)),
+        [o_table] "i"(offsetof(ShallowFrame, table)), [o_col_pairs] "i"(offsetof(ShallowFrame, col_pairs)),
+        [o_pairs_left] "i"(offsetof(ShallowFrame, pairs_left))
       : "cc", "memory");
 #undef EMBER_SH_SPLIT
-#undef EMBER_SH_PAIR
 #undef EMBER_SH_OUT
 #undef EMBER_SH_TIE
 }
@@ -505,27 +560,30 @@ inline bool shallow(const MatMultS8& m) {
          m.act_max == 127;
 }
 
-// The column groups from c0 on, four FastOut columns each, through shallow_group, up to the
-// first group that is not (fewer than four columns, or one whose requantization is not in
-// FastOut form): returns its first column, or cols.
+// Whether column c's requantization takes the FastOut form.
+inline bool fast_at(const MatMultS8& m, int32_t c) { return fast_out(channel_requant(m.multiplier[c], m.shift[c]), true); }
+
+// The columns from c0 on through shallow_group, in groups of up to kShallowColumns (an even
+// number of FastOut columns), up to the first that joins no pair (not FastOut, or the last of
+// an odd number): returns it, or cols.
 __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0) {
-  int32_t* const t = m.pack;
   const int32_t cw = column_words(m.depth);
-  t[4 * cw] = m.output_zp;  // shallow_group sets the three words after it
-  for (; c0 + 4 <= m.cols; c0 += 4) {
-    for (int32_t j = 0; j < 4; ++j) {
-      const ChannelRequant q = channel_requant(m.multiplier[c0 + j], m.shift[c0 + j]);
-      if (!fast_out(q, true)) return c0;
-      int32_t* const col = t + j * cw;
-      const FastOut f = fast_constants(q, m.output_zp);
-      col[0] = m.bias[c0 + j], col[1] = f.m, col[2] = f.rh, col[3] = f.right, col[4] = f.low;
+  ShallowFrame f;
+  f.zp = m.output_zp, f.table = m.pack;
+  for (;;) {
+    int32_t n = 0;
+    while (n < kShallowColumns && c0 + n < m.cols && fast_at(m, c0 + n)) ++n;
+    n &= ~1;
+    if (n == 0) return c0;
+    for (int32_t j = 0; j < n; ++j) {
+      int32_t* const col = m.pack + j * cw;
+      const FastOut k = fast_constants(channel_requant(m.multiplier[c0 + j], m.shift[c0 + j]), m.output_zp);
+      col[0] = m.bias[c0 + j], col[1] = k.m, col[2] = k.rh, col[3] = k.right, col[4] = k.low;
       const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * m.depth;
       int32_t* split = col + 5;
       int32_t i = 0;
       for (; i + 4 <= m.depth; i += 4, split += 2) {
-        uint32_t word;
-        memcpy(&word, w + i, 4);  // one LDR
-        const Pairs p = split_s8(word);
+        const Pairs p = split_s8(read_u32(w + i));
         split[0] = p.even, split[1] = p.odd;
       }
       if (i < m.depth) {  // the partial last four, zero-filled
@@ -535,26 +593,34 @@ __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0)
         split[0] = p.even, split[1] = p.odd;
       }
     }
-    switch (m.depth) {
-      case 8: shallow_group<8>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 16: shallow_group<16>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 27: shallow_group<27>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 32: shallow_group<32>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      case 40: shallow_group<40>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
-      default: shallow_group<64>(t, m.lhs, m.lhs_stride, m.out + c0, m.out_stride, m.rows); break;
+    f.col_pairs = n / 2;
+    f.lhs = m.lhs, f.out_row = m.out + c0;
+    f.lhs_stride = m.lhs_stride, f.out_stride = m.out_stride, f.row_pairs = m.rows / 2;
+    // Then an odd last row as a pair of itself: strides 0 (the loop left lhs and out_row at it).
+    for (int32_t pass = 0; pass < 2; ++pass) {
+      switch (m.depth) {
+        case 8: shallow_group<8>(f); break;
+        case 16: shallow_group<16>(f); break;
+        case 27: shallow_group<27>(f); break;
+        case 32: shallow_group<32>(f); break;
+        case 40: shallow_group<40>(f); break;
+        default: shallow_group<64>(f); break;
+      }
+      if ((m.rows & 1) == 0) break;
+      f.lhs_stride = 0, f.out_stride = 0, f.row_pairs = 1;
     }
+    c0 += n;
   }
-  return c0;
 }
 
 }  // namespace
 
 void mat_mult_s8(const MatMultS8& m) {
   if (shallow(m)) {
-    // The FastOut column groups through shallow_groups, any other (and the last cols % 4
-    // columns) through the 2 x 2 blocks. Each in its own frame, for the stack bound.
+    // The FastOut column pairs through shallow_groups, any other column (and an odd last one)
+    // in pairs through the 2 x 2 blocks. Each in its own frame, for the stack bound.
     for (int32_t c0 = shallow_groups(m, 0); c0 < m.cols; c0 = shallow_groups(m, c0)) {
-      const int32_t n = m.cols - c0 < 4 ? m.cols - c0 : 4;
+      const int32_t n = m.cols - c0 < 2 ? m.cols - c0 : 2;
       MatMultS8 slice = m;
       slice.rhs += static_cast<size_t>(c0) * m.depth, slice.cols = n;
       slice.bias += c0, slice.multiplier += c0, slice.shift += c0, slice.out += c0;
