@@ -209,16 +209,19 @@ rt::Status run_conv2d_s8(const rt::OpContext& c) {
   const Conv2dPath path = conv2d_s8_path(s, g);
   if (path == Conv2dPath::Portable || !has_folded_bias(c)) return kernels::run_conv2d_s8(c);
   MatMultS8 m = base_args(c, s, q);
-  // The scratch: the DSP tier's packed rows first, if they fit before the least gathered rows
-  // and start at a word (a compiled program's scratch does; any other runs without them).
+  // The scratch: the DSP tier's packed rows (or shallow table) first, the fastest size or else
+  // the least, if it fits before the least gathered rows and starts at a word (a compiled
+  // program's scratch does; any other runs without them).
   size_t given = scratch_bytes_given(c);
   int8_t* scratch = given > 0 ? c.out(kScratch).as<int8_t>() : nullptr;
   const size_t gathered = path == Conv2dPath::Im2col
                               ? static_cast<size_t>(mat_mult_s8_min_block_rows(kBuiltTier)) * m.depth
                               : 0;
-  const size_t pack = mat_mult_s8_pack_bytes(kBuiltTier, m.depth);
-  if (pack > 0 && given >= pack + gathered && reinterpret_cast<uintptr_t>(scratch) % 4 == 0) {
-    m.pack = reinterpret_cast<int32_t*>(scratch);
+  const size_t most = mat_mult_s8_pack_bytes(kBuiltTier, m.depth);
+  const size_t least = mat_mult_s8_pack_bytes(kBuiltTier, m.depth, true);
+  const size_t pack = given >= most + gathered ? most : given >= least + gathered ? least : 0;
+  if (pack > 0 && reinterpret_cast<uintptr_t>(scratch) % 4 == 0) {
+    m.pack = reinterpret_cast<int32_t*>(scratch), m.pack_bytes = pack;
     scratch += pack, given -= pack;
   }
   if (given < gathered) return kernels::run_conv2d_s8(c);

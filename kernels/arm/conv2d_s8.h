@@ -48,7 +48,7 @@ inline size_t conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry
   const Conv2dPath path = conv2d_s8_path(s, g);
   if (tier == Tier::Portable || path == Conv2dPath::Portable) return 0;
   const int32_t depth = s.filter_h * s.filter_w * s.in_c;
-  const size_t pack = mat_mult_s8_pack_bytes(tier, depth);
+  const size_t pack = mat_mult_s8_pack_bytes(tier, depth, least);
   if (path == Conv2dPath::Pointwise) return pack;
   const int32_t rows = least ? mat_mult_s8_min_block_rows(tier) : mat_mult_s8_block_rows(tier, depth);
   return pack + static_cast<size_t>(rows) * depth;

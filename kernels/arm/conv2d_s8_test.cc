@@ -98,12 +98,13 @@ Outcome test_conv2d_s8(uint32_t seed, int32_t cases) {
     const int32_t f_dims[4] = {s.out_c, s.filter_h, s.filter_w, s.filter_c};
     const int32_t out_dims[4] = {s.batches, s.out_h, s.out_w, s.out_c};
     // Any scratch from the least the kernel takes to its fastest blocks' (compiled programs
-    // hold one or the other): the blocks are as many pixels as fit. One case in four on the
-    // DSP tier: too little for the packed rows, which the kernel then runs without.
+    // hold one or the other): the blocks are as many pixels as fit, and on the DSP tier the
+    // packed rows or shallow table the fastest or the least size. One case in four on the DSP
+    // tier: too little for the least packed rows, which the kernel then runs without.
     const uint32_t least = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier, true));
     const uint32_t most = static_cast<uint32_t>(conv2d_s8_scratch_bytes(s, g, kBuiltTier));
     const uint32_t pack = static_cast<uint32_t>(
-        conv2d_s8_path(s, g) == Conv2dPath::Portable ? 0 : mat_mult_s8_pack_bytes(kBuiltTier, k));
+        conv2d_s8_path(s, g) == Conv2dPath::Portable ? 0 : mat_mult_s8_pack_bytes(kBuiltTier, k, true));
     // First layers take the most, for their 16-row blocks (and draw nothing).
     const auto draw = [&] {
       return pack > 0 && r.one_in(4) ? least - pack + r.next() % pack : least + r.next() % (most - least + 1);

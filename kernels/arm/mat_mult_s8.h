@@ -31,6 +31,7 @@ struct MatMultS8 {
   int8_t* out;         // row r at out + r * out_stride, cols bytes each
   int32_t out_stride;
   int32_t* pack;       // DSP tier: mat_mult_s8_pack_bytes of word-aligned scratch, or null
+  size_t pack_bytes;   // its size (the shallow path's table takes as many columns as it holds)
 };
 
 /// Whether the DSP tier's shallow path (mat_mult_s8_dsp.cc) has a loop for `depth`: the
@@ -41,8 +42,10 @@ inline constexpr bool mat_mult_s8_shallow_depth(int32_t depth) {
 
 /// The DSP tier's shallow path takes its columns in groups of up to this many: each pair of
 /// rows it splits serves them all. 8 against 4 columns on the cortex-m4: kws -7.7% and vww
-/// -3.8% instructions, for 592 bytes more arena on kws (its pointwise scratch is at the peak).
+/// -3.8% instructions, for 592 bytes more arena on kws (its pointwise scratch is at the peak),
+/// so a RAM-bound plan gets a table of 4 (mat_mult_s8_pack_bytes with `least`).
 inline constexpr int32_t kShallowColumns = 8;
+inline constexpr int32_t kShallowColumnsLeast = 4;
 
 /// Words of one column in the shallow path's table: its folded bias, requantization constants
 /// (4) and split weights (two words per four depth elements, a partial last four zero-filled).
@@ -50,22 +53,24 @@ inline constexpr size_t mat_mult_s8_shallow_column_words(int32_t depth) {
   return 5 + 2 * ((static_cast<size_t>(depth) + 3) / 4);
 }
 
-/// The DSP tier's table for its shallow path, kShallowColumns columns; 0 for a depth it has no
-/// loop for.
-inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth) {
-  return mat_mult_s8_shallow_depth(depth) ? 4 * kShallowColumns * mat_mult_s8_shallow_column_words(depth) : 0;
+/// The DSP tier's table for its shallow path, `columns` columns; 0 for a depth it has no loop
+/// for.
+inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth, int32_t columns) {
+  return mat_mult_s8_shallow_depth(depth) ? 4 * static_cast<size_t>(columns) * mat_mult_s8_shallow_column_words(depth)
+                                          : 0;
 }
 
 /// Scratch bytes of the DSP tier's product (MatMultS8::pack), the larger of two uses: the four
 /// rows of `depth` it packs as word pairs, two int8 activations per word, from depth 24 (below
 /// it packing and the 4 x 2 block's set-up cost more than they save: cortex-m4, vww's depth-8
 /// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
-/// shallow path's table (mat_mult_s8_shallow_bytes). 0 on the other tiers. Optional: without
-/// it (a null MatMultS8::pack) the DSP tier runs its 2 x 2 SMLAD blocks.
-inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth) {
+/// shallow path's table (mat_mult_s8_shallow_bytes: kShallowColumns columns, or with `least`
+/// kShallowColumnsLeast). 0 on the other tiers. Optional: without it (a null MatMultS8::pack)
+/// the DSP tier runs its 2 x 2 SMLAD blocks.
+inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth, bool least = false) {
   if (tier != Tier::Dsp) return 0;
   const size_t packed = depth >= 24 ? 8 * static_cast<size_t>(depth) : 0;
-  const size_t shallow = mat_mult_s8_shallow_bytes(depth);
+  const size_t shallow = mat_mult_s8_shallow_bytes(depth, least ? kShallowColumnsLeast : kShallowColumns);
   return packed > shallow ? packed : shallow;
 }
 

@@ -563,16 +563,18 @@ inline bool shallow(const MatMultS8& m) {
 // Whether column c's requantization takes the FastOut form.
 inline bool fast_at(const MatMultS8& m, int32_t c) { return fast_out(channel_requant(m.multiplier[c], m.shift[c]), true); }
 
-// The columns from c0 on through shallow_group, in groups of up to kShallowColumns (an even
-// number of FastOut columns), up to the first that joins no pair (not FastOut, or the last of
-// an odd number): returns it, or cols.
+// The columns from c0 on through shallow_group, in groups of as many as the table holds (up to
+// kShallowColumns; an even number of FastOut columns), up to the first that joins no pair (not
+// FastOut, or the last of an odd number): returns it, or cols.
 __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0) {
   const int32_t cw = column_words(m.depth);
+  const size_t fit = m.pack_bytes / (4 * static_cast<size_t>(cw));
+  const int32_t most = fit < kShallowColumns ? static_cast<int32_t>(fit) : kShallowColumns;
   ShallowFrame f;
   f.zp = m.output_zp, f.table = m.pack;
   for (;;) {
     int32_t n = 0;
-    while (n < kShallowColumns && c0 + n < m.cols && fast_at(m, c0 + n)) ++n;
+    while (n < most && c0 + n < m.cols && fast_at(m, c0 + n)) ++n;
     n &= ~1;
     if (n == 0) return c0;
     for (int32_t j = 0; j < n; ++j) {
