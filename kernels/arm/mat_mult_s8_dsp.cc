@@ -8,8 +8,9 @@
 // word, then eight SMLADs for 16 MACs, 43 instructions per 32 MACs. Both operands are split
 // into the same (even, odd) lane pairs, so neither the weights nor the activations need
 // re-ordering. The loops around those blocks are mat_mult_s8_loops.h's. A product of depth 8,
-// 16, 27, 32, 40 or 64 with enough rows takes four columns per pass with the requantization in
-// the same loop instead (shallow_group, below). Cortex-M4/M7/M33.
+// 16, 27, 32, 40 or 64 with enough rows instead takes 2 rows x 2 columns per step on rows split
+// once per pair, with the requantization in the same loop (shallow_group, below).
+// Cortex-M4/M7/M33.
 
 #include "kernels/arm/tier.h"
 
