@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
+#include "kernels/arm/fast_out_asm.h"
 #if EMBER_TIER == EMBER_TIER_DSP
 #include "kernels/arm/primitives_dsp.h"
 #else
@@ -147,22 +148,6 @@ void fill_row(uint32_t* dst, int32_t pixels, const int8_t* img, int32_t iy, int3
   "smlatt %[a2], %[x0], %[w0], %[a2]\n\t"                        \
   "smlabb %[a1], %[x1], %[w1], %[a1]\n\t"                        \
   "smlatt %[a3], %[x1], %[w1], %[a3]\n\t"
-// Channel c's output from a: h = SMMLA(a, m, rh) in x1, m kept in x0 for a tie.
-#define EMBER_DW_OUT(a, c)                                       \
-  "ldrd   %[x0], %[x1], [%[t], #%c[outs]+" #c "*16]\n\t"        \
-  "smmla  %[x1], %[" a "], %[x0], %[x1]\n\t"                    \
-  "ldrd   %[w0], %[w1], [%[t], #%c[outs]+" #c "*16+8]\n\t"      \
-  "tst    %[x1], %[w1]\n\t"                                     \
-  "beq    3" #c "f\n\t"                                         \
-  "asr    %[" a "], %[x1], %[w0]\n"                              \
-  "2" #c ":\n\t"                                                \
-  "ssat   %[" a "], #8, %[" a "]\n\t"                           \
-  "strb   %[" a "], [%[out], #" #c "]\n\t"
-// A tie candidate: the product's low word (MUL) decides.
-#define EMBER_DW_TIE_LOW(a)                                      \
-  "mul    %[x0], %[" a "], %[x0]\n\t"                           \
-  "asr    %[" a "], %[x1], %[w0]\n\t"                           \
-  "cmp    %[x0], #0\n\t"
 #elif defined(__ARM_ARCH_7M__)
 // Channel j of one tap: the pixel's byte at [row, #4 kx + j], the weight at
 // [table, #16 + 4 t + j]; LDRSB, LDRSB, MLA.
@@ -173,41 +158,17 @@ void fill_row(uint32_t* dst, int32_t pixels, const int8_t* img, int32_t iy, int3
 #define EMBER_DW_TAP(row, kx, t)                                 \
   EMBER_DW_CH(row, kx, t, 0, "a0") EMBER_DW_CH(row, kx, t, 1, "a1") \
   EMBER_DW_CH(row, kx, t, 2, "a2") EMBER_DW_CH(row, kx, t, 3, "a3")
-// Channel c's output from a: x1:w0 = rh:0 + a * m (SMLAL), so x1 is the high word SMMLA would
-// give and w0 the product's low word, kept for a tie.
-#define EMBER_DW_OUT(a, c)                                       \
-  "ldrd   %[x0], %[x1], [%[t], #%c[outs]+" #c "*16]\n\t"        \
-  "mov    %[w0], #0\n\t"                                        \
-  "smlal  %[w0], %[x1], %[" a "], %[x0]\n\t"                    \
-  "ldrd   %[x0], %[w1], [%[t], #%c[outs]+" #c "*16+8]\n\t"      \
-  "tst    %[x1], %[w1]\n\t"                                     \
-  "asr    %[" a "], %[x1], %[x0]\n\t"                           \
-  "beq    3" #c "f\n"                                            \
-  "2" #c ":\n\t"                                                \
-  "ssat   %[" a "], #8, %[" a "]\n\t"                           \
-  "strb   %[" a "], [%[out], #" #c "]\n\t"
-#define EMBER_DW_TIE_LOW(a) "cmp    %[w0], #0\n\t"
 #endif
 
 #if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
 // 3x3 at stride kStride, four fast channels: the outputs at out, out + cn, ... up to
 // t.out_end, output j's window at pixel j * kStride of the rows r0, r1, r2. Per pixel: the
-// biases, nine taps (EMBER_DW_TAP), then each channel's FastOut arithmetic (EMBER_DW_OUT); a
-// tie (the product's low word zero: EMBER_DW_TIE_LOW) clears the low bit of the value before zp
-// is added, out of line.
+// biases, nine taps (EMBER_DW_TAP), then each channel's FastOut arithmetic (EMBER_FAST_OUT,
+// fast_out_asm.h), a possible tie's fix-up out of line.
 template <int kStride>
 __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_t* r1, const uint32_t* r2,
                                                const GroupTable& t, int8_t* out) {
   uint32_t a0, a1, a2, a3, x0, x1, w0, w1;
-#define EMBER_DW_TIE(a, c)                                       \
-  "3" #c ":\n\t"                                                \
-  EMBER_DW_TIE_LOW(a)                                            \
-  "bne    2" #c "b\n\t"                                         \
-  "ldr    %[x0], [%[t], #%c[zp]]\n\t"                           \
-  "sub    %[" a "], %[" a "], %[x0]\n\t"                        \
-  "bic    %[" a "], %[" a "], #1\n\t"                           \
-  "add    %[" a "], %[" a "], %[x0]\n\t"                        \
-  "b      2" #c "b\n\t"
   asm volatile(
       "1:\n\t"
       "ldrd   %[a0], %[a1], [%[t]]\n\t"
@@ -215,7 +176,7 @@ __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_
       EMBER_DW_TAP("r0", 0, 0) EMBER_DW_TAP("r0", 1, 1) EMBER_DW_TAP("r0", 2, 2)
       EMBER_DW_TAP("r1", 0, 3) EMBER_DW_TAP("r1", 1, 4) EMBER_DW_TAP("r1", 2, 5)
       EMBER_DW_TAP("r2", 0, 6) EMBER_DW_TAP("r2", 1, 7) EMBER_DW_TAP("r2", 2, 8)
-      EMBER_DW_OUT("a0", 0) EMBER_DW_OUT("a1", 1) EMBER_DW_OUT("a2", 2) EMBER_DW_OUT("a3", 3)
+      EMBER_FAST_OUT("a0", 0) EMBER_FAST_OUT("a1", 1) EMBER_FAST_OUT("a2", 2) EMBER_FAST_OUT("a3", 3)
       "ldrd   %[x0], %[x1], [%[t], #%c[cn]]\n\t"
       "add    %[out], %[out], %[x0]\n\t"
       "add    %[r0], %[r0], #%c[step]\n\t"
@@ -224,19 +185,16 @@ __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_
       "cmp    %[out], %[x1]\n\t"
       "bne    1b\n\t"
       ".subsection 1\n"
-      EMBER_DW_TIE("a0", 0) EMBER_DW_TIE("a1", 1) EMBER_DW_TIE("a2", 2) EMBER_DW_TIE("a3", 3)
+      EMBER_FAST_TIE("a0", 0) EMBER_FAST_TIE("a1", 1) EMBER_FAST_TIE("a2", 2) EMBER_FAST_TIE("a3", 3)
       ".previous\n\t"
       : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [x0] "=&r"(x0), [x1] "=&r"(x1),
         [w0] "=&r"(w0), [w1] "=&r"(w1), [r0] "+r"(r0), [r1] "+r"(r1), [r2] "+r"(r2), [out] "+r"(out)
       : [t] "r"(&t), [step] "i"(4 * kPixelWords * kStride), [outs] "i"(offsetof(GroupTable, out)),
         [zp] "i"(offsetof(GroupTable, zp)), [cn] "i"(offsetof(GroupTable, cn))
       : "cc", "memory");
-#undef EMBER_DW_TIE
 }
 #undef EMBER_DW_CH
 #undef EMBER_DW_TAP
-#undef EMBER_DW_OUT
-#undef EMBER_DW_TIE_LOW
 #endif
 
 // Any window of at most kMaxTaps taps, dilation 1: acc[4 j + c] = channel c's sum of output
