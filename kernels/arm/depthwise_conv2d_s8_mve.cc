@@ -45,23 +45,42 @@ struct Group {
   Shifts mode;
 };
 
-constexpr int32_t kLaneChannel[4] = {0, 2, 1, 3};  // channel offset of accumulator q's lane 0
+// Accumulator q's lanes hold channels kLaneChannel[q] + 4 j (j = 0..3); with packed lanes (two
+// pixels of 8 channels) lane l is channel l % 8.
+constexpr uint32_t kLaneChannels[2][4][4] = {
+    {{0, 4, 8, 12}, {2, 6, 10, 14}, {1, 5, 9, 13}, {3, 7, 11, 15}},
+    {{0, 4, 0, 4}, {2, 6, 2, 6}, {1, 5, 1, 5}, {3, 7, 3, 7}},
+};
 
-// packed: the lanes hold two pixels of 8 channels (lane l is channel l % 8).
+// The group's constants gathered into lane order (VLDRW gathers, about 50 instructions; the
+// scalar loops took about 470 per group, 12,594 of sww's instructions on the M55). Lanes past
+// count load nothing (zero-predicated).
 void prepare(const DepthwiseS8& d, int32_t c0, int32_t count, Group* g, bool packed = false) {
-  bool any_left = false, any_right = false;
-  for (int32_t i = 0; i < count; ++i) (d.shift[c0 + i] >= 0 ? any_left : any_right) = true;
+  const int32_t* const bias = d.bias + c0;
+  const int32_t* const mult = d.multiplier + c0;
+  const int32_t* const shift = d.shift + c0;
+  const uint32x4_t n = vdupq_n_u32(static_cast<uint32_t>(count));
+  const uint32_t(&lanes)[4][4] = kLaneChannels[packed ? 1 : 0];
+  // Two passes, so that no vector lives across the loop (it would add to the frame).
+  int32x4_t lo = vdupq_n_s32(INT32_MAX), hi = vdupq_n_s32(INT32_MIN);
+  for (int32_t q = 0; q < 4; ++q) {
+    const uint32x4_t ch = vld1q_u32(lanes[q]);
+    const mve_pred16_t p = vcmphiq_u32(n, ch);  // ch < count
+    const int32x4_t s = vldrwq_gather_shifted_offset_z_s32(shift, ch, p);
+    lo = vminq_m_s32(lo, lo, s, p);
+    hi = vmaxq_m_s32(hi, hi, s, p);
+  }
+  const bool any_left = vmaxvq_s32(INT32_MIN, hi) >= 0, any_right = vminvq_s32(INT32_MAX, lo) < 0;
   g->mode = any_left && any_right ? Shifts::Mixed : (any_left ? Shifts::Left : Shifts::Right);
-  for (int32_t q = 0; q < 4; ++q)
-    for (int32_t j = 0; j < 4; ++j) {
-      const int32_t lane = 4 * j + kLaneChannel[q], slot = 4 * q + j;
-      const int32_t ch = packed ? lane % 8 : lane;
-      const bool active = ch < count;
-      // Inactive lanes: multiplier 0 gives 0 in every form; a shift in the form's range.
-      g->bias[slot] = active ? d.bias[c0 + ch] : 0;
-      g->mult[slot] = active ? d.multiplier[c0 + ch] : 0;
-      g->shift[slot] = active ? d.shift[c0 + ch] : (g->mode == Shifts::Right ? -1 : 0);
-    }
+  // Inactive lanes: multiplier 0 gives 0 in every form; a shift in the form's range.
+  const int32x4_t idle = vdupq_n_s32(g->mode == Shifts::Right ? -1 : 0);
+  for (int32_t q = 0; q < 4; ++q) {
+    const uint32x4_t ch = vld1q_u32(lanes[q]);
+    const mve_pred16_t p = vcmphiq_u32(n, ch);
+    vstrwq_s32(g->bias + 4 * q, vldrwq_gather_shifted_offset_z_s32(bias, ch, p));
+    vstrwq_s32(g->mult + 4 * q, vldrwq_gather_shifted_offset_z_s32(mult, ch, p));
+    vstrwq_s32(g->shift + 4 * q, vpselq_s32(vldrwq_gather_shifted_offset_z_s32(shift, ch, p), idle, p));
+  }
 }
 
 struct Acc {
