@@ -217,19 +217,16 @@ __attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int
   const bool full_range = oc.lo == -128 - oc.zp && oc.hi == 127 - oc.zp;  // act range all of int8
   int32_t c = 0;
   for (; c + 4 <= cn; c += 4) {
-    ChannelRequant q[4];
     uint32_t b[4];
+    FastGroup t;
     bool fast = kFastOut;
     for (int32_t j = 0; j < 4; ++j) {
-      q[j] = channel_requant(l.multiplier[c + j], l.shift[c + j]);
       b[j] = static_cast<uint32_t>(l.bias[c + j]);
-      fast = fast && fast_out(q[j], full_range);
+      fast = fast && fast_out(l.multiplier[c + j], l.shift[c + j], oc.zp, full_range, &t.out[j]);
     }
     const int8_t* x = px + c;
     int8_t* o = out + c;
     if (fast) {  // the usual case: the four outputs in asm
-      FastGroup t;
-      for (int32_t j = 0; j < 4; ++j) t.out[j] = fast_constants(q[j], oc.zp);
       t.zp = oc.zp;
       for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
         uint32_t a[4] = {b[0], b[1], b[2], b[3]};
@@ -238,6 +235,8 @@ __attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int
       }
       continue;
     }
+    ChannelRequant q[4];
+    for (int32_t j = 0; j < 4; ++j) q[j] = channel_requant(l.multiplier[c + j], l.shift[c + j]);
     for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
       uint32_t a[4] = {b[0], b[1], b[2], b[3]};
       taps_4<false>(taps, count, x, filter + c, 0, a);

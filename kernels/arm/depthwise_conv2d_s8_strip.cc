@@ -340,12 +340,12 @@ void set_group(const DepthwiseS8& d, Group& k) {
   const bool full_range = d.quant.act_min == -128 && d.quant.act_max == 127;
   bool all_fast = k.gc == 4;
   for (int32_t c = 0; c < k.gc; ++c) {
-    k.q[c] = channel_requant(d.multiplier[k.c0 + c], d.shift[k.c0 + c]);
-    k.fast[c] = fast_out(k.q[c], full_range);
+    k.fast[c] = fast_out(d.multiplier[k.c0 + c], d.shift[k.c0 + c], d.quant.output_zp, full_range, &t.out[c]);
     all_fast = all_fast && k.fast[c];
-    if (k.fast[c]) t.out[c] = fast_constants(k.q[c], d.quant.output_zp);
   }
   k.fused = kFusedLoop && all_fast;  // a 3x3 window, stride 1 or 2 (band_width)
+  if (!k.fused)  // group_band's C path
+    for (int32_t c = 0; c < k.gc; ++c) k.q[c] = channel_requant(d.multiplier[k.c0 + c], d.shift[k.c0 + c]);
   for (int32_t c = 0; c < 4; ++c) t.bias[c] = c < k.gc ? d.bias[k.c0 + c] : 0;
   for (int32_t i = 0; i < taps; ++i) {
     put_pixel(t.tap[i], load_group(d.filter + static_cast<size_t>(i) * s.in_c + k.c0, k.gc));

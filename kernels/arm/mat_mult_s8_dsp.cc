@@ -359,9 +359,11 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
       const int8_t* const w0 = v.rhs + static_cast<size_t>(c) * d;
       const Acc4x2 a = dot_4x2_packed(pack, w0, w0 + d, d, v.bias[c], v.bias[c + 1]);
       for (int32_t j = 0; j < 2; ++j) {
-        const ChannelRequant q = channel_requant(v.mult[c + j], v.shift[c + j]);
-        if (fast_out(q, full_range)) fast_column(fast_constants(q, v.oc.zp), v.oc.zp, a.a[j], o0 + c + j, os);
-        else requantize_column(v.oc, q, a.a[j], o0 + c + j, os);
+        FastOut f;
+        if (fast_out(v.mult[c + j], v.shift[c + j], v.oc.zp, full_range, &f))
+          fast_column(f, v.oc.zp, a.a[j], o0 + c + j, os);
+        else
+          requantize_column(v.oc, channel_requant(v.mult[c + j], v.shift[c + j]), a.a[j], o0 + c + j, os);
       }
     }
     if (cols & 1) {
@@ -561,8 +563,10 @@ inline bool shallow(const MatMultS8& m) {
          m.act_max == 127;
 }
 
-// Whether column c's requantization takes the FastOut form.
-inline bool fast_at(const MatMultS8& m, int32_t c) { return fast_out(channel_requant(m.multiplier[c], m.shift[c]), true); }
+// Whether column c's requantization takes the FastOut form, and then its constants in *f.
+inline bool fast_at(const MatMultS8& m, int32_t c, FastOut* f) {
+  return fast_out(m.multiplier[c], m.shift[c], m.output_zp, true, f);
+}
 
 // The columns from c0 on through shallow_group, in groups of as many as the table holds (up to
 // kShallowColumns; an even number of FastOut columns), up to the first that joins no pair (not
@@ -575,12 +579,13 @@ __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0)
   f.zp = m.output_zp, f.table = m.pack;
   for (;;) {
     int32_t n = 0;
-    while (n < most && c0 + n < m.cols && fast_at(m, c0 + n)) ++n;
+    FastOut k{};
+    while (n < most && c0 + n < m.cols && fast_at(m, c0 + n, &k)) ++n;
     n &= ~1;
     if (n == 0) return c0;
     for (int32_t j = 0; j < n; ++j) {
       int32_t* const col = m.pack + j * cw;
-      const FastOut k = fast_constants(channel_requant(m.multiplier[c0 + j], m.shift[c0 + j]), m.output_zp);
+      fast_at(m, c0 + j, &k);  // true: counted above
       col[0] = m.bias[c0 + j], col[1] = k.m, col[2] = k.rh, col[3] = k.right, col[4] = k.low;
       const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * m.depth;
       int32_t* split = col + 5;
