@@ -155,32 +155,6 @@ inline void taps_4(const Tap* taps, int32_t count, const int8_t* px, const int8_
 }
 #endif
 
-// Four channels' FastOut constants and the output zero point, where fast_out_asm.h reads them.
-struct FastGroup {
-  FastOut out[4];
-  int32_t zp;
-};
-
-#if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
-// The sums a[0..3] of four FastOut channels to out[0..3]: per output about 8 instructions
-// (fast_out_asm.h) against about 20 for requantize_value's C.
-__attribute__((always_inline)) inline void store_fast_4(const FastGroup& t, const uint32_t (&a)[4], int8_t* out) {
-  uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], x0, x1, w0, w1;
-  asm volatile(
-      EMBER_FAST_OUT("a0", 0) EMBER_FAST_OUT("a1", 1) EMBER_FAST_OUT("a2", 2) EMBER_FAST_OUT("a3", 3)
-      ".subsection 1\n"
-      EMBER_FAST_TIE("a0", 0) EMBER_FAST_TIE("a1", 1) EMBER_FAST_TIE("a2", 2) EMBER_FAST_TIE("a3", 3)
-      ".previous\n\t"
-      : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x0] "=&r"(x0), [x1] "=&r"(x1),
-        [w0] "=&r"(w0), [w1] "=&r"(w1)
-      : [t] "r"(&t), [out] "r"(out), [outs] "i"(offsetof(FastGroup, out)), [zp] "i"(offsetof(FastGroup, zp))
-      : "cc", "memory");
-}
-constexpr bool kFastOut = true;
-#else  // no asm form: requantize_value's C
-inline void store_fast_4(const FastGroup&, const uint32_t (&)[4], int8_t*) {}
-constexpr bool kFastOut = false;
-#endif
 
 // A window's listed taps, all channels; px is where the offsets start (the window's first tap
 // for an interior window, the image for a border one).
@@ -218,8 +192,8 @@ __attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int
   int32_t c = 0;
   for (; c + 4 <= cn; c += 4) {
     uint32_t b[4];
-    FastGroup t;
-    bool fast = kFastOut;
+    FastTable t;
+    bool fast = kFastOutAsm;
     for (int32_t j = 0; j < 4; ++j) {
       b[j] = static_cast<uint32_t>(l.bias[c + j]);
       fast = fast && fast_out(l.multiplier[c + j], l.shift[c + j], oc.zp, full_range, &t.out[j]);
@@ -231,7 +205,7 @@ __attribute__((noinline)) void interior_run(const Layer& l, const Tap* taps, int
       for (int32_t i = 0; i < n; ++i, x += step, o += cn) {
         uint32_t a[4] = {b[0], b[1], b[2], b[3]};
         taps_4<false>(taps, count, x, filter + c, 0, a);
-        store_fast_4(t, a, o);
+        store_fast<4>(t, a, o);
       }
       continue;
     }

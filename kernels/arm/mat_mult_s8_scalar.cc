@@ -10,6 +10,7 @@
 
 #if EMBER_TIER == EMBER_TIER_SCALAR
 
+#include "kernels/arm/fast_out_asm.h"
 #include "kernels/arm/mat_mult_s8_loops.h"
 #include "kernels/arm/primitives_scalar.h"
 
@@ -229,13 +230,26 @@ inline int32_t triple_columns(const MatMultLocals& v) {
   const int32_t cols = v.cols, d = v.d;
   const size_t ls = v.lhs_stride, os = v.out_stride;
   const int32_t triples_end = cols % 3 == 1 && cols >= 4 ? cols - 4 : cols - cols % 3;
+  const bool full_range = v.oc.lo == -128 - v.oc.zp && v.oc.hi == 127 - v.oc.zp;  // act range all of int8
   int32_t c = 0;
   for (; c < triples_end; c += 3) {
     const int8_t* w0 = v.rhs + static_cast<size_t>(c) * d;
-    ChannelRequant q[3];
-    for (int32_t j = 0; j < 3; ++j) q[j] = channel_requant(v.mult[c + j], v.shift[c + j]);
     const int8_t* l0 = v.lhs;
     int8_t* o0 = v.out + c;
+    FastTable t;
+    bool fast = kFastOutAsm;
+    for (int32_t j = 0; j < 3; ++j) fast = fast && fast_out(v.mult[c + j], v.shift[c + j], v.oc.zp, full_range, &t.out[j]);
+    if (fast) {  // the usual case (Cortex-M3): the outputs in asm
+      t.zp = v.oc.zp;
+      for (int32_t r = 0; r + 2 <= v.rows; r += 2, l0 += 2 * ls, o0 += 2 * os) {
+        const Acc2x3 a = dot_2x3(l0, l0 + ls, w0, d, v.bias + c);
+        store_fast<3>(t, a.a[0], o0);
+        store_fast<3>(t, a.a[1], o0 + os);
+      }
+      continue;
+    }
+    ChannelRequant q[3];
+    for (int32_t j = 0; j < 3; ++j) q[j] = channel_requant(v.mult[c + j], v.shift[c + j]);
     for (int32_t r = 0; r + 2 <= v.rows; r += 2, l0 += 2 * ls, o0 += 2 * os) {
       const Acc2x3 a = dot_2x3(l0, l0 + ls, w0, d, v.bias + c);
       for (int32_t j = 0; j < 3; ++j) {
