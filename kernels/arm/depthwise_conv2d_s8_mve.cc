@@ -474,6 +474,28 @@ __attribute__((noinline)) void border(const Ctx& k, int32_t n, int32_t y, int32_
   finish<kTail>(k, a, out);
 }
 
+// A border pixel's 3x3 window (dilation 1) gathered into buf, taps 16 bytes apart row by row (a
+// 48-byte row): the 8 channels of output pixel (n, y, x) at byte `lane` (0 or 8) of each tap,
+// input_zp bytes where a tap lies outside. Two such windows make one interior pixel of
+// interior_3x3_packed<16> (group_packed's border pairs).
+void gather_3x3(const Ctx& k, int32_t n, int32_t y, int32_t x, int8_t* buf, int32_t lane) {
+  const DepthwiseS8& d = *k.d;
+  const Conv2dShape& s = d.shape;
+  const Conv2dGeometry& g = d.geometry;
+  const int32_t iy0 = y * g.stride_h - g.pad_top, ix0 = x * g.stride_w - g.pad_left;
+  const mve_pred16_t p = vctp8q(8);
+  for (int32_t ky = 0; ky < 3; ++ky) {
+    const int32_t iy = iy0 + ky;
+    const bool row_in = iy >= 0 && iy < s.in_h;
+    const int8_t* line = d.input + (static_cast<size_t>(n) * s.in_h + (row_in ? iy : 0)) * k.row + k.c0;
+    for (int32_t kx = 0; kx < 3; ++kx) {
+      const int32_t ix = ix0 + kx;
+      const int8_t* src = row_in && ix >= 0 && ix < s.in_w ? line + static_cast<size_t>(ix) * s.in_c : k.zp_bytes;
+      vstrbq_p_s8(buf + 48 * ky + 16 * kx + lane, vldrbq_z_s8(src, p), p);
+    }
+  }
+}
+
 // Taps a one-row window may have for interior_row_packed (its weight table in the strip buffer,
 // which this path does not otherwise use).
 constexpr int32_t kMaxRowTaps = 16;
@@ -518,6 +540,7 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
 // path: the strip's rows twice (group_strip).
 constexpr int32_t kStripBytes = static_cast<int32_t>(kDepthwiseStripBytes);
 static_assert(kMaxRowTaps * 16 <= kStripBytes, "group's one-row weight table lives in the strip");
+static_assert(2 * 9 * 16 + 16 <= kStripBytes, "eight_channels' table, window and two outputs fit the strip");
 
 // The strip's width and height in pixels for `columns` output columns: every input column and
 // row their windows touch in one output row, padding included.
@@ -612,12 +635,33 @@ __attribute__((noinline)) void group_strip(const Ctx& k, int8_t* strip, int32_t 
 // weights are each tap's 8 bytes twice (wdup) and the group constants follow lane % 8. The
 // pairs wholly inside the input run the interior kernel on full vectors; the other pixels
 // take the one-pixel tail path (k1, 8 active lanes).
-void group_packed(const Ctx& kp, const Ctx& k1) {
+// With the packed asm, the border pixels of a row go two per vector too (border_pairs): each
+// window gathered into half of spare's (gather_3x3), the two outputs through 16 bytes after it.
+void group_packed(const Ctx& kp, const Ctx& k1, int8_t* spare) {
   const DepthwiseS8& d = *kp.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& geo = d.geometry;
   // kp.w is the weights' 16-byte-stride table: a 3x3 window (dilation 1) takes the packed asm.
   const bool three_right = s.filter_h == 3 && s.filter_w == 3 && geo.dilation_h == 1 && kp.g->mode == Shifts::Right;
+  // Border pixels: one at a time, or with the packed asm held for a second of the same row (the
+  // contract orders rows, not the pixels of one row).
+  int32_t held = -1;
+  const auto pair = [&](int32_t n, int32_t y, int32_t xa, int32_t xb, int8_t* out) {
+    int8_t* const two = spare + 9 * 16;
+    gather_3x3(k1, n, y, xa, spare, 0);
+    gather_3x3(k1, n, y, xb, spare, 8);
+    interior_3x3_packed<16>(kp, kp.w, spare, 0, two, 1, 48, 0);
+    memcpy(out + static_cast<size_t>(xa) * 8, two, 8);
+    memcpy(out + static_cast<size_t>(xb) * 8, two + 8, 8);
+  };
+  const auto edge = [&](int32_t n, int32_t y, int32_t x, int8_t* out) {
+    if (!three_right) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+    else if (held < 0) held = x;
+    else pair(n, y, held, x, out), held = -1;
+  };
+  const auto end_row = [&](int32_t n, int32_t y, int8_t* out) {
+    if (held >= 0) pair(n, y, held, held, out), held = -1;
+  };
   for (int32_t nb = 0; nb < s.batches; ++nb)
     for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
       const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
@@ -625,12 +669,13 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
       const bool rows_inside = iy0 >= 0 && iy0 + geo.dilation_h * (s.filter_h - 1) < s.in_h;
       int8_t* out = d.output + (static_cast<size_t>(n) * s.out_h + y) * s.out_w * 8;
       if (!rows_inside) {
-        for (int32_t x = 0; x < s.out_w; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+        for (int32_t x = 0; x < s.out_w; ++x) edge(n, y, x, out);
+        end_row(n, y, out);
         continue;
       }
       int32_t x0 = 0, x1 = 0;
       interior_x(s, geo, &x0, &x1);
-      for (int32_t x = 0; x < x0; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+      for (int32_t x = 0; x < x0; ++x) edge(n, y, x, out);
       const int32_t pairs = (x1 - x0) / 2;
       const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * kp.row +
                          static_cast<ptrdiff_t>(x0 - geo.pad_left) * 8;
@@ -642,7 +687,8 @@ void group_packed(const Ctx& kp, const Ctx& k1) {
       if (xp < x1)
         interior<true>(k1, in + static_cast<size_t>(2 * pairs) * 8, 8, out + static_cast<size_t>(xp) * 8, x1 - xp, 8,
                        k1.row, 8);
-      for (int32_t x = x1; x < s.out_w; ++x) border<true>(k1, n, y, x, out + static_cast<size_t>(x) * 8);
+      for (int32_t x = x1; x < s.out_w; ++x) edge(n, y, x, out);
+      end_row(n, y, out);
     }
 }
 
@@ -662,7 +708,7 @@ __attribute__((noinline)) void eight_channels(const Ctx& k1, Group& g, int8_t* s
   Ctx kp = k1, k = k1;
   kp.g = &gp, kp.w = strip, kp.ws = 16;
   k.g = &g, k.pred = vctp8q(8);
-  group_packed(kp, k);
+  group_packed(kp, k, strip + 16 * taps);
 }
 
 }  // namespace
