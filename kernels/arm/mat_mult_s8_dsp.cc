@@ -184,15 +184,37 @@ inline int32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t acc)
 constexpr int32_t kPackChunk = 252;
 
 // Rows l0..l3 (stride bytes apart) as word pairs: pack[2k] = l0[k] + l1[k] * 2^23 and
-// pack[2k + 1] = l2[k] + l3[k] * 2^23, which the block loads with one LDRD.
+// pack[2k + 1] = l2[k] + l3[k] * 2^23, which the block loads with one LDRD. Two depth elements
+// per pass in assembly (8 LDRSB, 4 ADD with the shift, 2 STRD and the loop: 8 instructions per
+// element; GCC's loop took 11, about 2% of ic on the cortex-m4).
 inline void pack_quad(const int8_t* l0, size_t stride, int32_t d, int32_t* pack) {
-  const int8_t* const l1 = l0 + stride;
-  const int8_t* const l2 = l1 + stride;
-  const int8_t* const l3 = l2 + stride;
-  for (int32_t k = 0; k < d; ++k) {
-    pack[2 * k] = l0[k] + l1[k] * (1 << 23);
-    pack[2 * k + 1] = l2[k] + l3[k] * (1 << 23);
+  const int8_t* l1 = l0 + stride;
+  const int8_t* l2 = l1 + stride;
+  const int8_t* l3 = l2 + stride;
+  if (d >= 2) {
+    const int32_t* const end = pack + 2 * (d & ~1);
+    int32_t a, b, c, e;
+#define EMBER_PK_ELEMENT                                 \
+  "ldrsb  %[a], [%[l0]], #1\n\t"                          \
+  "ldrsb  %[b], [%[l1]], #1\n\t"                          \
+  "add    %[a], %[a], %[b], lsl #23\n\t"                  \
+  "ldrsb  %[c], [%[l2]], #1\n\t"                          \
+  "ldrsb  %[e], [%[l3]], #1\n\t"                          \
+  "add    %[c], %[c], %[e], lsl #23\n\t"                  \
+  "strd   %[a], %[c], [%[p]], #8\n\t"
+    asm volatile(
+        "1:\n\t"
+        EMBER_PK_ELEMENT
+        EMBER_PK_ELEMENT
+        "cmp    %[p], %[end]\n\t"
+        "bne    1b\n\t"
+        : [l0] "+r"(l0), [l1] "+r"(l1), [l2] "+r"(l2), [l3] "+r"(l3), [p] "+r"(pack), [a] "=&r"(a), [b] "=&r"(b),
+          [c] "=&r"(c), [e] "=&r"(e)
+        : [end] "r"(end)
+        : "cc", "memory");
+#undef EMBER_PK_ELEMENT
   }
+  if (d & 1) pack[0] = *l0 + *l1 * (1 << 23), pack[1] = *l2 + *l3 * (1 << 23);
 }
 
 // A 64-bit sum of packed products as the two words SMLAL keeps it in.
