@@ -1,10 +1,12 @@
 //===- program_fuzzer.cc - libFuzzer target: load, bind and run any file --===//
 //
-// Feeds arbitrary bytes to Program::load with the full portable kernel table. A file the
-// loader accepts is bound to regions of exactly the sizes it asks for (up to kMaxArenaBytes in
-// all) and run once, with input bytes taken from the file itself, under ASan and UBSan. The
-// contract (SECURITY.md): whatever the loader accepts, every kernel runs without a sanitizer
-// report; whatever it rejects, it rejects with a Status and no report.
+// Feeds arbitrary bytes to Program::load twice: with the full portable kernel table and with the
+// optimized table as the host builds it (kernels/arm at the scalar tier), so that the optimized
+// kernels' own checks (folded bias, add_s8's rescale tables, the depthwise filter) and their C
+// paths are fuzzed too. A file a loader accepts is bound to regions of exactly the sizes it asks
+// for (up to kMaxArenaBytes in all) and run once, with input bytes taken from the file itself,
+// under ASan and UBSan. The contract (SECURITY.md): whatever the loader accepts, every kernel
+// runs without a sanitizer report; whatever it rejects, it rejects with a Status and no report.
 //
 // Differential: on every input it also runs the runtime's table-driven structure check
 // (runtime/program_structure.cc) and the flatbuffers-generated verifier it replaced
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/arm/kernels.h"
 #include "kernels/kernel_table.h"
 #include "runtime/executor.h"
 #include "runtime/program.h"
@@ -62,40 +65,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     abort();
   }
 
-  Program program;
-  const Status status =
-      Program::load(Span<const uint8_t>(file, size), ember::kernels::portable_kernel_table(), &program);
-  int result = 0;
-  if (status == Status::Ok) {
+  // Loads the file with `table` and, if accepted, binds and runs it: 0, or -1 when the plan is
+  // over the arena cap (kept out of the corpus).
+  const auto load_and_run = [&](const ember::rt::KernelTable& table) -> int {
+    Program program;
+    if (Program::load(Span<const uint8_t>(file, size), table, &program) != Status::Ok) return 0;
     size_t total = 0;
     for (size_t r = 0; r < program.num_regions(); ++r) total += program.region_size(r);
-    if (total > max_arena_bytes()) {
-      result = -1;  // keep out of the corpus
-    } else {
-      Span<uint8_t> regions[ember::rt::kMaxRegions];
-      uint8_t* blocks[ember::rt::kMaxRegions] = {};
-      for (size_t r = 0; r < program.num_regions(); ++r) {
-        const size_t bytes = program.region_size(r);
-        blocks[r] = aligned_block(bytes);
-        memset(blocks[r], 0xA5, bytes);
-        regions[r] = Span<uint8_t>(blocks[r], bytes);
-      }
-      Executor exec;
-      if (exec.init(program, Span<const Span<uint8_t>>(regions, program.num_regions())) !=
-          Status::Ok)
-        abort();  // regions of exactly the planned sizes must bind
-      for (size_t i = 0; i < program.num_inputs(); ++i) {
-        ember::rt::TensorView view;
-        if (exec.input(i, &view) != Status::Ok) abort();
-        ember::rt::TensorInfo info;
-        program.input_info(i, &info);
-        uint8_t* dst = static_cast<uint8_t*>(view.data);
-        for (uint32_t b = 0; b < info.bytes; ++b) dst[b] = data[b % size];
-      }
-      (void)exec.run();
-      for (size_t r = 0; r < program.num_regions(); ++r) free(blocks[r]);
+    if (total > max_arena_bytes()) return -1;
+    Span<uint8_t> regions[ember::rt::kMaxRegions];
+    uint8_t* blocks[ember::rt::kMaxRegions] = {};
+    for (size_t r = 0; r < program.num_regions(); ++r) {
+      const size_t bytes = program.region_size(r);
+      blocks[r] = aligned_block(bytes);
+      memset(blocks[r], 0xA5, bytes);
+      regions[r] = Span<uint8_t>(blocks[r], bytes);
     }
-  }
+    Executor exec;
+    if (exec.init(program, Span<const Span<uint8_t>>(regions, program.num_regions())) != Status::Ok)
+      abort();  // regions of exactly the planned sizes must bind
+    for (size_t i = 0; i < program.num_inputs(); ++i) {
+      ember::rt::TensorView view;
+      if (exec.input(i, &view) != Status::Ok) abort();
+      ember::rt::TensorInfo info;
+      program.input_info(i, &info);
+      uint8_t* dst = static_cast<uint8_t*>(view.data);
+      for (uint32_t b = 0; b < info.bytes; ++b) dst[b] = data[b % size];
+    }
+    (void)exec.run();
+    for (size_t r = 0; r < program.num_regions(); ++r) free(blocks[r]);
+    return 0;
+  };
+  const int portable = load_and_run(ember::kernels::portable_kernel_table());
+  const int optimized = load_and_run(ember::kernels::arm::arm_kernel_table());
+  const int result = portable < 0 || optimized < 0 ? -1 : 0;
   free(file);
   return result;
 }
