@@ -42,7 +42,7 @@
 namespace ember::kernels::arm {
 namespace {
 
-constexpr int32_t kMaxTaps = 9;  // 3x3 (depthwise_strip)
+constexpr int32_t kTaps = 9;    // the 3x3 window (depthwise_strip)
 constexpr int32_t kChunk = 8;    // pixels whose sums mac_any stores before requantizing
 
 // A strip pixel (and a tap's weights): DSP two words, (c0, c2) and (c1, c3) as int16 pairs;
@@ -68,7 +68,7 @@ constexpr bool kFusedLoop = false;
 // One group's biases, weights and output constants; the asm reads them at immediate offsets.
 struct GroupTable {
   int32_t bias[4];                      // the folded biases of c0..c3
-  uint32_t tap[kMaxTaps][kPixelWords];  // as a strip pixel
+  uint32_t tap[kTaps][kPixelWords];     // as a strip pixel
   FastOut out[4];                       // when every channel is fast
   int32_t zp;                           // output zero point
   int32_t cn;                           // bytes between output pixels
@@ -109,33 +109,31 @@ inline int32_t band_width(const DepthwiseS8& d) {
   return (widest - s.filter_w) / g.stride_w + 1;
 }
 
-// Strip row `dst` (`pixels` pixels) from input row iy of the group at `img` (channel c0 of
-// pixel (0, 0) of the image), columns [b0, b0 + pixels); input_zp (zz) outside the input.
-void fill_row(uint32_t* dst, int32_t pixels, const int8_t* img, int32_t iy, int32_t b0, const Conv2dShape& s,
-              int32_t gc, uint32_t zz) {
-  int32_t lo = 0, hi = 0;  // strip columns [lo, hi) hold input columns
-  if (iy >= 0 && iy < s.in_h) {
-    lo = b0 < 0 ? (-b0 < pixels ? -b0 : pixels) : 0;
-    hi = s.in_w - b0 < pixels ? s.in_w - b0 : pixels;
-    if (hi < lo) hi = lo;
-  }
+// What filling a strip row of one band takes: input_zp (zz) in strip columns [0, lo) and
+// [hi, pixels), the group's bytes of the input pixels in [lo, hi) (cn bytes apart).
+struct BandFill {
+  int32_t lo, hi, pixels, cn, gc;
+  uint32_t zz;
+};
+
+// Strip row dst from the input row whose pixel at strip column lo is at x; all input_zp when
+// x is null (a row outside the input).
+__attribute__((noinline)) void fill_row(uint32_t* dst, const int8_t* x, const BandFill& f) {
+  const int32_t lo = x != nullptr ? f.lo : f.pixels, hi = x != nullptr ? f.hi : f.pixels, cn = f.cn;
+  const uint32_t zz = f.zz;
   uint32_t* p = dst;
   for (uint32_t* const e = dst + kPixelWords * lo; p != e; ++p) *p = zz;
-  if (lo < hi) {
-    const int32_t cn = s.in_c;
-    const int8_t* x = img + (static_cast<size_t>(iy) * s.in_w + (b0 + lo)) * cn;
-    uint32_t* const e = dst + kPixelWords * hi;
-    if (gc == 4) {
-      for (; p != e; p += kPixelWords, x += cn) {
-        uint32_t v;
-        memcpy(&v, x, 4);
-        put_pixel(p, v);
-      }
-    } else {
-      for (; p != e; p += kPixelWords, x += cn) put_pixel(p, load_group(x, gc));
+  uint32_t* const e = dst + kPixelWords * hi;
+  if (f.gc == 4) {
+    for (; p != e; p += kPixelWords, x += cn) {
+      uint32_t v;
+      memcpy(&v, x, 4);
+      put_pixel(p, v);
     }
+  } else {
+    for (; p != e; p += kPixelWords, x += cn) put_pixel(p, load_group(x, f.gc));
   }
-  for (uint32_t* const e = dst + kPixelWords * pixels; p != e; ++p) *p = zz;
+  for (uint32_t* const e = dst + kPixelWords * f.pixels; p != e; ++p) *p = zz;
 }
 
 #if EMBER_TIER == EMBER_TIER_DSP
@@ -197,16 +195,15 @@ __attribute__((noinline)) void mac_requant_3x3(const uint32_t* r0, const uint32_
 #undef EMBER_DW_TAP
 #endif
 
-// Any window of at most kMaxTaps taps, dilation 1: acc[4 j + c] = channel c's sum of output
-// j < n, whose window starts at pixel j * stride of rows[].
-void mac_any(const uint32_t* const* rows, const Conv2dShape& s, int32_t stride, const GroupTable& t, int32_t n,
-             int32_t* acc) {
+// The 3x3 window: acc[4 j + c] = channel c's sum of output j < n, whose window starts at
+// pixel j * stride of rows[0..2].
+void mac_any(const uint32_t* const* rows, int32_t stride, const GroupTable& t, int32_t n, int32_t* acc) {
   for (int32_t j = 0; j < n; ++j, acc += 4) {
     int32_t a0 = t.bias[0], a1 = t.bias[1], a2 = t.bias[2], a3 = t.bias[3];
     const uint32_t* w = t.tap[0];
-    for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+    for (int32_t ky = 0; ky < 3; ++ky) {
       const uint32_t* x = rows[ky] + kPixelWords * j * stride;
-      for (int32_t kx = 0; kx < s.filter_w; ++kx, x += kPixelWords, w += kPixelWords) {
+      for (int32_t kx = 0; kx < 3; ++kx, x += kPixelWords, w += kPixelWords) {
 #if EMBER_TIER == EMBER_TIER_DSP
         a0 = __smlabb(x[0], w[0], a0), a2 = __smlatt(x[0], w[0], a2);
         a1 = __smlabb(x[1], w[1], a1), a3 = __smlatt(x[1], w[1], a3);
@@ -277,56 +274,84 @@ struct Group {
   uint32_t zz;     // a strip word of input_zp
 };
 
-// Image n of the group, output columns [x0, x0 + bw), every row in the op's order.
+// Image n of the group, output columns [x0, x0 + bw), every row in the op's order. The
+// window is 3x3 (depthwise_strip), so the ring is three strip rows r[0..2], the input rows
+// iy0 .. iy0 + 2 of the current output row. From one output row to the next they rotate by
+// the stride (up or down with rows_bottom_up) and only the rows that enter are filled.
 void group_band(const Group& k, int32_t n, int32_t x0, int32_t bw, uint32_t* strip) {
   const DepthwiseS8& d = *k.d;
   const Conv2dShape& s = d.shape;
   const Conv2dGeometry& g = d.geometry;
-  const int32_t kh = s.filter_h, cn = s.in_c;
-  const int32_t row_words = kPixelWords * ((bw - 1) * g.stride_w + s.filter_w);  // the band's pixels
-  const int8_t* img = d.input + static_cast<size_t>(n) * s.in_h * s.in_w * cn + k.c0;
-  const int32_t b0 = x0 * g.stride_w - g.pad_left;
-  // Slot of input row iy: (iy + lift) mod kh with lift a multiple of kh that makes it >= 0
-  // (iy >= -pad_top).
-  const int32_t lift = g.pad_top > 0 ? (g.pad_top + kh - 1) / kh * kh : 0;
-  int32_t held[kMaxTaps];  // the input row in each slot
-  for (int32_t i = 0; i < kh; ++i) held[i] = INT32_MIN;
-  const uint32_t* rows[kMaxTaps];
-  for (int32_t yb = 0; yb < s.out_h; ++yb) {
-    const int32_t y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
-    const int32_t iy0 = y * g.stride_h - g.pad_top;
-    int32_t slot = static_cast<int32_t>(static_cast<uint32_t>(iy0 + lift) % static_cast<uint32_t>(kh));
-    for (int32_t ky = 0; ky < kh; ++ky, slot = slot + 1 == kh ? 0 : slot + 1) {
-      uint32_t* r = strip + slot * row_words;
-      if (held[slot] != iy0 + ky)
-        fill_row(r, row_words / kPixelWords, img, iy0 + ky, b0, s, k.gc, k.zz), held[slot] = iy0 + ky;
-      rows[ky] = r;
-    }
-    int8_t* out = d.output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x0) * cn + k.c0;
+  const int32_t cn = s.in_c;
+  BandFill f;
+  f.pixels = (bw - 1) * g.stride_w + s.filter_w;
+  const int32_t b0 = x0 * g.stride_w - g.pad_left;  // the input column of strip column 0
+  f.lo = b0 < 0 ? (-b0 < f.pixels ? -b0 : f.pixels) : 0;
+  const int32_t right = s.in_w - b0 < f.pixels ? s.in_w - b0 : f.pixels;
+  f.hi = right > f.lo ? right : f.lo;
+  f.cn = cn, f.gc = k.gc, f.zz = k.zz;
+  // Input row iy's pixel at strip column lo is at img + iy * in_row, formed only for a row
+  // inside the input with such pixels (lo < hi: b0 + lo is then an input column).
+  const size_t in_row = static_cast<size_t>(s.in_w) * cn;
+  const int8_t* img = d.input + static_cast<size_t>(n) * s.in_h * in_row + k.c0;
+  if (f.lo < f.hi) img += static_cast<size_t>(b0 + f.lo) * cn;
+  const auto fill = [&](uint32_t* dst, int32_t iy) {
+    fill_row(dst, iy >= 0 && iy < s.in_h && f.lo < f.hi ? img + static_cast<size_t>(iy) * in_row : nullptr, f);
+  };
+  uint32_t* r[3] = {strip, strip + kPixelWords * f.pixels, strip + 2 * kPixelWords * f.pixels};
+  const bool up = d.rows_bottom_up;
+  const int32_t sh = g.stride_h, enter = sh < 3 ? sh : 3;  // rows that enter the ring per output row
+  int32_t iy0 = (up ? s.out_h - 1 : 0) * sh - g.pad_top;
+  for (int32_t i = 0; i < 3; ++i) fill(r[i], iy0 + i);
+  // Offsets, not pointers: past the last row a pointer would leave the output.
+  const ptrdiff_t out_step = (up ? -1 : 1) * static_cast<ptrdiff_t>(s.out_w) * cn;
+  ptrdiff_t out_at = static_cast<ptrdiff_t>(((static_cast<size_t>(n) * s.out_h + (up ? s.out_h - 1 : 0)) * s.out_w + x0) * cn + k.c0);
+  for (int32_t yb = 0;;) {
+    int8_t* const out = d.output + out_at;
+    const uint32_t* const rows[3] = {r[0], r[1], r[2]};
 #if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
     if (k.fused) {
       k.t->out_end = out + static_cast<size_t>(bw) * cn;
       if (g.stride_w == 1) mac_requant_3x3<1>(rows[0], rows[1], rows[2], *k.t, out);
       else mac_requant_3x3<2>(rows[0], rows[1], rows[2], *k.t, out);
-      continue;
-    }
+    } else
 #endif
-    for (int32_t j = 0; j < bw; j += kChunk) {
-      const int32_t m = bw - j < kChunk ? bw - j : kChunk;
-      const uint32_t* at[kMaxTaps];
-      for (int32_t ky = 0; ky < kh; ++ky) at[ky] = rows[ky] + kPixelWords * j * g.stride_w;
-      int32_t acc[4 * kChunk];
-      mac_any(at, s, g.stride_w, *k.t, m, acc);
-      int8_t* o = out + static_cast<size_t>(j) * cn;
-      for (int32_t c = 0; c < k.gc; ++c) {
+    {
+      for (int32_t j = 0; j < bw; j += kChunk) {
+        const int32_t m = bw - j < kChunk ? bw - j : kChunk;
+        const uint32_t* at[3];
+        for (int32_t ky = 0; ky < 3; ++ky) at[ky] = rows[ky] + kPixelWords * j * g.stride_w;
+        int32_t acc[4 * kChunk];
+        mac_any(at, g.stride_w, *k.t, m, acc);
+        int8_t* o = out + static_cast<size_t>(j) * cn;
+        for (int32_t c = 0; c < k.gc; ++c) {
 #if EMBER_TIER == EMBER_TIER_DSP
-        if (k.fast[c]) {
-          requantize_fast(acc + c, m, k.t->out[c], k.oc.zp, o + c, cn);
-          continue;
-        }
+          if (k.fast[c]) {
+            requantize_fast(acc + c, m, k.t->out[c], k.oc.zp, o + c, cn);
+            continue;
+          }
 #endif
-        requantize_any(acc + c, m, k.q[c], k.oc, o + c, cn);
+          requantize_any(acc + c, m, k.q[c], k.oc, o + c, cn);
+        }
       }
+    }
+    if (++yb == s.out_h) break;
+    out_at += out_step;
+    // The next output row's ring: `enter` rows leave at one end and are refilled at the other.
+    if (up) {
+      iy0 -= sh;
+      for (int32_t i = 0; i < enter; ++i) {
+        uint32_t* const t = r[2];
+        r[2] = r[1], r[1] = r[0], r[0] = t;
+      }
+      for (int32_t i = 0; i < enter; ++i) fill(r[i], iy0 + i);
+    } else {
+      iy0 += sh;
+      for (int32_t i = 0; i < enter; ++i) {
+        uint32_t* const t = r[0];
+        r[0] = r[1], r[1] = r[2], r[2] = t;
+      }
+      for (int32_t i = 3 - enter; i < 3; ++i) fill(r[i], iy0 + i);
     }
   }
 }
@@ -336,7 +361,6 @@ void group_band(const Group& k, int32_t n, int32_t x0, int32_t bw, uint32_t* str
 void set_group(const DepthwiseS8& d, Group& k) {
   const Conv2dShape& s = d.shape;
   GroupTable& t = *k.t;
-  const int32_t taps = s.filter_h * s.filter_w;
   const bool full_range = d.quant.act_min == -128 && d.quant.act_max == 127;
   bool all_fast = k.gc == 4;
   for (int32_t c = 0; c < k.gc; ++c) {
@@ -347,7 +371,7 @@ void set_group(const DepthwiseS8& d, Group& k) {
   if (!k.fused)  // group_band's C path
     for (int32_t c = 0; c < k.gc; ++c) k.q[c] = channel_requant(d.multiplier[k.c0 + c], d.shift[k.c0 + c]);
   for (int32_t c = 0; c < 4; ++c) t.bias[c] = c < k.gc ? d.bias[k.c0 + c] : 0;
-  for (int32_t i = 0; i < taps; ++i) {
+  for (int32_t i = 0; i < kTaps; ++i) {
     put_pixel(t.tap[i], load_group(d.filter + static_cast<size_t>(i) * s.in_c + k.c0, k.gc));
   }
 }
