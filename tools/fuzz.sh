@@ -13,6 +13,8 @@
 # host, plus the crafted malformed files of tests/test_untrusted.py. Each build keeps its corpus
 # in build/fuzz/corpus-<arch>, so runs build on each other; findings go to
 # build/fuzz/artifacts-<arch>/ (reproduce: build/fuzz/<arch>/program_fuzzer <file>).
+# The DSP and Helium kernels run only on Arm cores: python3 -m ember.replay --corpus
+# build/fuzz/corpus-x86_64 runs a corpus on them under QEMU against the host (docs/firmware.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -29,6 +29,10 @@ void board_printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void board_vprintf(const char* fmt, va_list args);
 void board_flush(void);
 
+/** Reads the host file `path` (relative to QEMU's working directory) into buffer: returns its
+ *  length, -1 if it cannot be opened or read, -2 if it is longer than `capacity`. */
+long board_read_file(const char* path, void* buffer, unsigned long capacity);
+
 /** SysTick ticks since reset (64-bit, cheap and constant-cost: bracket a region with two
  *  reads), and a tick count converted to guest instructions. Exact under QEMU
  *  `-icount shift=10,sleep=off` (2^10 ns of virtual time per instruction); meaningless without

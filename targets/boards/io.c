@@ -4,13 +4,15 @@
  * (the host's stdout), buffered per line; the exit code through SYS_EXIT_EXTENDED, which QEMU
  * turns into its own exit status. QEMU must run with -semihosting-config enable=on.
  * ember_platform_log (the runtime's weak log hook) is defined here, so runtime errors print.
+ * board_read_file reads a host file (SYS_OPEN, SYS_FLEN, SYS_READ, SYS_CLOSE), for firmware
+ * that takes its inputs from the host at run time (targets/firmware/replay.cc).
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "board.h"
 
-enum { kSysOpen = 0x01, kSysWrite = 0x05, kSysExitExtended = 0x20 };
+enum { kSysOpen = 0x01, kSysClose = 0x02, kSysWrite = 0x05, kSysRead = 0x06, kSysFlen = 0x0C, kSysExitExtended = 0x20 };
 
 static uintptr_t semihost(uintptr_t op, const void* arg) {
   register uintptr_t r0 __asm__("r0") = op;
@@ -37,6 +39,24 @@ void board_flush(void) {
 static void put(char c) {
   g_line[g_used++] = c;
   if (c == '\n' || g_used == sizeof g_line) board_flush();
+}
+
+long board_read_file(const char* path, void* buffer, unsigned long capacity) {
+  size_t n = 0;
+  while (path[n] != '\0') ++n;
+  const uintptr_t open_args[3] = {(uintptr_t)path, 1 /* "rb" */, n};
+  const intptr_t handle = (intptr_t)semihost(kSysOpen, open_args);
+  if (handle < 0) return -1;
+  const uintptr_t flen_args[1] = {(uintptr_t)handle};
+  const intptr_t length = (intptr_t)semihost(kSysFlen, flen_args);
+  long result = -2;
+  if (length >= 0 && (unsigned long)length <= capacity) {
+    const uintptr_t read_args[3] = {(uintptr_t)handle, (uintptr_t)buffer, (uintptr_t)length};
+    result = semihost(kSysRead, read_args) == 0 ? (long)length : -1;  /* returns the bytes not read */
+  }
+  const uintptr_t close_args[1] = {(uintptr_t)handle};
+  semihost(kSysClose, close_args);
+  return result;
 }
 
 void board_exit(int code) {
