@@ -1,5 +1,7 @@
-"""Writes the fuzzer's seed files: the MLPerf Tiny zoo programs and digits (compiled for
-cortex-m55 and for the host target) and the crafted malformed files of tests/test_untrusted.py, one file each.
+"""Writes the fuzzer's seed files: the MLPerf Tiny zoo programs and digits (compiled for one
+core of each optimized tier, cortex-m55, cortex-m4 and cortex-m3, whose scratch operands and
+folded biases reach that tier's kernels, and for the host target) and the crafted malformed
+files of tests/test_untrusted.py, one file each.
 
     python3 fuzz/make_seeds.py build/fuzz/seeds
 
@@ -65,12 +67,13 @@ def main(out: Path) -> None:
         for seed in out.glob("*.emb"):
             seed.unlink()
     for name in sorted(set(MLPERF_TINY) | {"digits"}):
-        for target in ("cortex-m55", "host"):
-            path = out / f"zoo-{name}-{target}.emb"
-            if path.exists():
-                continue
-            model, example_inputs, calibration = ZOO[name]()
-            ep = ember.quantize(model, tuple(example_inputs), calibration)
+        paths = {t: out / f"zoo-{name}-{t}.emb" for t in ("cortex-m55", "cortex-m4", "cortex-m3", "host")}
+        missing = {t: p for t, p in paths.items() if not p.exists()}
+        if not missing:
+            continue
+        model, example_inputs, calibration = ZOO[name]()
+        ep = ember.quantize(model, tuple(example_inputs), calibration)
+        for target, path in missing.items():
             path.write_bytes(bytes(ember.lower(ep, target).data))
     for name, (model, shape) in _tiny_models().items():
         for quantized in (True, False):

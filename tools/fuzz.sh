@@ -9,9 +9,9 @@
 #   tools/fuzz.sh --seconds 3600 --parallel   # a long run, both builds at once (2 cores)
 #   tools/fuzz.sh --seconds 600 --arch i386
 #
-# Seeds (fuzz/make_seeds.py): the MLPerf Tiny zoo programs and digits, for cortex-m55 and the
-# host, plus the crafted malformed files of tests/test_untrusted.py. Each build keeps its corpus
-# in build/fuzz/corpus-<arch>, so runs build on each other; findings go to
+# Seeds (fuzz/make_seeds.py): the MLPerf Tiny zoo programs and digits, for cortex-m55, cortex-m4,
+# cortex-m3 and the host, plus the crafted malformed files of tests/test_untrusted.py. Each build
+# keeps its corpus in build/fuzz/corpus-<arch>, so runs build on each other; findings go to
 # build/fuzz/artifacts-<arch>/ (reproduce: build/fuzz/<arch>/program_fuzzer <file>).
 # The DSP and Helium kernels run only on Arm cores: python3 -m ember.replay --corpus
 # build/fuzz/corpus-x86_64 runs a corpus on them under QEMU against the host (docs/firmware.md).
