@@ -5,8 +5,9 @@ portable kernels and the scalar tier's C. The DSP and Helium kernels (ACLE intri
 assembly) run only on Arm cores. This takes program files (a fuzz corpus, the seeds), keeps those
 the host runtime loads and runs, records the host's outputs for deterministic inputs, and runs
 each on the firmware of targets/firmware/replay.cc, built with the target's whole optimized
-kernel table, under QEMU. Every int8 output must match the host's byte for byte (the numeric
-contract); the firmware must not fault. A program the device's kernel checks refuse is counted
+kernel table, under QEMU. A program whose kernels are all int8 must give the host's outputs byte
+for byte (the numeric contract; a float output bit for bit, any NaN equal to any NaN); the
+firmware must not fault. A program the device's kernel checks refuse is counted
 by status, not as a failure (the MVE depthwise kernel refuses a -128 weight, for one). A program
 with a float kernel may differ (newlib's libm is not glibc's) and is counted apart.
 
@@ -43,7 +44,7 @@ class ReplayResult:
     target: str
     cases: int = 0
     ran: int = 0
-    mismatching: list = field(default_factory=list)   # case indices with an int8 output that differs
+    mismatching: list = field(default_factory=list)   # cases without a float kernel whose outputs differ
     float_differing: list = field(default_factory=list)  # programs with float kernels (outside the contract)
     refused: collections.Counter = field(default_factory=collections.Counter)  # device status -> count
     fault: str = ""
