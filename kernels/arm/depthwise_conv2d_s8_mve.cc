@@ -593,36 +593,54 @@ __attribute__((noinline)) void group_strip(const Ctx& k, int8_t* strip, int32_t 
   const int32_t ix0 = bx0 * geo.stride_w - geo.pad_left;
   const int32_t lo = ix0 >= 0 ? 0 : (-ix0 < sw ? -ix0 : sw);
   const int32_t hi = s.in_w - ix0 < lo ? lo : (s.in_w - ix0 < sw ? s.in_w - ix0 : sw);
-  int32_t held[kStripBytes / 32];  // the input row in each slot (sh <= kStripBytes / 32: strip_fits)
+  const size_t step = static_cast<size_t>(geo.stride_w) * 16, out_step = static_cast<size_t>(s.out_c);
+  // Strip columns [0, lo) and [hi, sw) lie outside the input in every row: input_zp, stored
+  // once here. A row then takes the input's pixels in [lo, hi), or input_zp if it lies outside.
+  for (int32_t r = 0; r < 2 * sh; ++r) {
+    int8_t* dst = strip + static_cast<size_t>(r) * rs;
+    for (int32_t j = 0; j < lo; ++j) vstrbq_s8(dst + 16 * j, zp);
+    for (int32_t j = hi; j < sw; ++j) vstrbq_s8(dst + 16 * j, zp);
+  }
+  const auto fill = [&](int32_t slot, int32_t iy, const int8_t* img) {
+    int8_t* dst = strip + static_cast<size_t>(slot) * rs + 16 * lo;
+    if (iy < 0 || iy >= s.in_h) {
+      for (int32_t j = lo; j < hi; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
+      return;
+    }
+    const int8_t* src = img + static_cast<ptrdiff_t>(iy) * static_cast<ptrdiff_t>(k.row);
+    int8_t* twin = dst + copy;
+    for (int8_t* const end = dst + 16 * (hi - lo); dst != end; dst += 16, twin += 16, src += in_c) {
+      const int8x16_t v = load16<kTail>(src, k.pred);
+      vstrbq_s8(dst, v), vstrbq_s8(twin, v);
+    }
+  };
+  const auto slot_of = [sh](int32_t iy) {
+    const int32_t m = iy % sh;
+    return m < 0 ? m + sh : m;
+  };
+  const bool up = d.rows_bottom_up;
+  // Offsets, not pointers: past the last row a pointer would leave the output.
+  const ptrdiff_t row_step = (up ? -1 : 1) * static_cast<ptrdiff_t>(s.out_w) * s.out_c;
   for (int32_t nb = 0; nb < s.batches; ++nb) {
-    const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb;
-    for (int32_t r = 0; r < sh; ++r) held[r] = INT32_MIN;  // no row
-    for (int32_t yb = 0; yb < s.out_h; ++yb) {  // in the op's row order (kernels/kernels.def)
-      const int32_t y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
-      const int32_t iy0 = y * geo.stride_h - geo.pad_top;
-      const int32_t first = ((iy0 % sh) + sh) % sh;
-      for (int32_t r = 0; r < sh; ++r) {
-        const int32_t iy = iy0 + r, slot = first + r < sh ? first + r : first + r - sh;
-        if (held[slot] == iy) continue;
-        held[slot] = iy;
-        int8_t* dst = strip + static_cast<size_t>(slot) * rs;
-        if (iy < 0 || iy >= s.in_h) {
-          for (int32_t j = 0; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
-          continue;
-        }
-        const int8_t* src = d.input + (static_cast<size_t>(n) * s.in_h + iy) * k.row + k.c0 +
-                            static_cast<ptrdiff_t>(ix0 + lo) * in_c;
-        int32_t j = 0;
-        for (; j < lo; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
-        for (; j < hi; ++j, dst += 16, src += in_c) {
-          const int8x16_t v = load16<kTail>(src, k.pred);
-          vstrbq_s8(dst, v), vstrbq_s8(dst + copy, v);
-        }
-        for (; j < sw; ++j, dst += 16) vstrbq_s8(dst, zp), vstrbq_s8(dst + copy, zp);
-      }
-      int8_t* out = d.output + ((static_cast<size_t>(n) * s.out_h + y) * s.out_w + bx0) * s.out_c + k.c0;
-      const int8_t* x = strip + static_cast<size_t>(first) * rs;
-      const size_t step = static_cast<size_t>(geo.stride_w) * 16, out_step = static_cast<size_t>(s.out_c);
+    const int32_t n = up ? s.batches - 1 - nb : nb;
+    // Input row iy's pixel at strip column lo is img + iy * row (formed only for rows inside).
+    const int8_t* const img = d.input + static_cast<size_t>(n) * s.in_h * k.row + k.c0 +
+                              (lo < hi ? static_cast<ptrdiff_t>(ix0 + lo) * in_c : 0);
+    const int32_t y0 = up ? s.out_h - 1 : 0;
+    int32_t iy0 = y0 * geo.stride_h - geo.pad_top;
+    // The ring holds input rows [held_lo, held_hi): filled rising (top-down) or falling
+    // (rows_bottom_up), each when it first enters a window, as the rows' order needs.
+    int32_t held_lo = up ? iy0 + sh : iy0, held_hi = held_lo;
+    ptrdiff_t out_at = static_cast<ptrdiff_t>(((static_cast<size_t>(n) * s.out_h + y0) * s.out_w + bx0) * s.out_c + k.c0);
+    for (int32_t yb = 0; yb < s.out_h; ++yb, iy0 += up ? -geo.stride_h : geo.stride_h, out_at += row_step) {
+      // The rows entering the ring, in the order the windows reach them.
+      int32_t iy = up ? (held_lo < iy0 + sh ? held_lo : iy0 + sh) - 1 : (held_hi > iy0 ? held_hi : iy0);
+      const int32_t entering = up ? iy - iy0 + 1 : iy0 + sh - iy, dir = up ? -1 : 1;
+      for (int32_t i = 0; i < entering; ++i, iy += dir) fill(slot_of(iy), iy, img);
+      if (up) held_lo = iy0;
+      else held_hi = iy0 + sh;
+      int8_t* const out = d.output + out_at;
+      const int8_t* x = strip + static_cast<size_t>(slot_of(iy0)) * rs;
       if (packed) interior_3x3_packed<16>(k, table, x, step, out, bw, rs, out_step);
       else interior<kTail>(k, x, step, out, bw, 16, rs, out_step);
     }
