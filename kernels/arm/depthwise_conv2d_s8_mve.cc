@@ -189,7 +189,7 @@ inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x
   EMBER_DW_SINGLE("[%[x2], #" X2 "]", "[%[w], #64]")
 template <int kPixel>
 __attribute__((always_inline)) inline void taps_3x3_packed(Acc& a, const int8_t* x0, size_t rs, const int8_t* w) {
-  static_assert(kPixel == 16 || kPixel == 8, "strip or packed pixels");
+  static_assert(kPixel == 16 || kPixel == 8, "strip (or a 16-channel input) or packed pixels");
   const int8_t* x1 = x0 + rs;
   const int8_t* x2 = x1 + rs;
   int16x8_t e, o;
@@ -510,6 +510,13 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
   const bool row_packed = !kTail && s.filter_h == 1 && s.filter_w <= kMaxRowTaps && k.g->mode == Shifts::Right;
   if (row_packed)
     for (int32_t t = 0; t < s.filter_w; ++t) vstrbq_s8(table + 16 * t, vldrbq_s8(k.w + t * k.ws));
+  // A 3x3 window (dilation 1) with shifts <= -1 on an input of 16 channels (vww's blocks.1.dw,
+  // stride 2, too large for the strip): pixels and filter taps are 16 bytes apart, as on the
+  // strip and its table, so the interior pixels read the input and the filter themselves at
+  // immediate offsets (interior_3x3_packed). For 32 channels (blocks.3.dw) a second instance
+  // of the asm saved 10,600 instructions for 640 bytes of code.
+  const bool input_packed = !kTail && !row_packed && s.in_c == 16 && s.filter_h == 3 && s.filter_w == 3 &&
+                            geo.dilation_h == 1 && geo.dilation_w == 1 && k.g->mode == Shifts::Right;
   for (int32_t nb = 0; nb < s.batches; ++nb)
     for (int32_t yb = 0; yb < s.out_h; ++yb) {
       const int32_t n = d.rows_bottom_up ? s.batches - 1 - nb : nb, y = d.rows_bottom_up ? s.out_h - 1 - yb : yb;
@@ -523,13 +530,15 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
       if (x < x1) {
         const int8_t* in = d.input + (static_cast<size_t>(n) * s.in_h + iy0) * k.row + k.c0 +
                            static_cast<ptrdiff_t>(x * geo.stride_w - geo.pad_left) * s.in_c;
+        const size_t step = static_cast<size_t>(geo.stride_w) * s.in_c;
+        int8_t* const o = out + static_cast<size_t>(x) * s.out_c;
         if (row_packed)
-          interior_row_packed(k, table, in, static_cast<size_t>(geo.stride_w) * s.in_c,
-                              out + static_cast<size_t>(x) * s.out_c, x1 - x,
-                              static_cast<size_t>(geo.dilation_w) * s.in_c, static_cast<size_t>(s.out_c));
+          interior_row_packed(k, table, in, step, o, x1 - x, static_cast<size_t>(geo.dilation_w) * s.in_c,
+                              static_cast<size_t>(s.out_c));
+        else if (input_packed)
+          interior_3x3_packed<16>(k, k.w, in, step, o, x1 - x, k.row, static_cast<size_t>(s.out_c));
         else
-          interior<kTail>(k, in, static_cast<size_t>(geo.stride_w) * s.in_c, out + static_cast<size_t>(x) * s.out_c,
-                          x1 - x, static_cast<size_t>(s.in_c), k.row, static_cast<size_t>(s.out_c));
+          interior<kTail>(k, in, step, o, x1 - x, static_cast<size_t>(s.in_c), k.row, static_cast<size_t>(s.out_c));
         x = x1;
       }
       for (; x < s.out_w; ++x) border<kTail>(k, n, y, x, out + static_cast<size_t>(x) * s.out_c);
