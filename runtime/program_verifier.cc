@@ -190,7 +190,7 @@ Status check_op(uint32_t index, const fbs::Op& op, const Tensors& ts,
                         "op %" PRIu32 ": kernel id %" PRIu32, index, uint32_t{id});
   EMBER_CHECK_OR_RETURN(op.inputs() != nullptr && op.outputs() != nullptr, Status::MissingField,
                         "op %" PRIu32 ": no operand list", index);
-  const OpSignature& sig = kOpSignatures[id];
+  const OpSignature sig = op_signature(id);
   // Each accessor is a vtable lookup: read the operand lists once.
   const flatbuffers::Vector<int32_t>& ins = *op.inputs();
   const flatbuffers::Vector<int32_t>& outs = *op.outputs();
