@@ -605,20 +605,22 @@ __attribute__((noinline)) int32_t shallow_groups(const MatMultS8& m, int32_t c0)
     while (n < most && c0 + n < m.cols && fast_at(m, c0 + n, &k)) ++n;
     n &= ~1;
     if (n == 0) return c0;
+    // The depth in a local: the table's int32 stores may alias m, and GCC reloaded it per word.
+    const int32_t depth = m.depth;
     for (int32_t j = 0; j < n; ++j) {
       int32_t* const col = m.pack + j * cw;
       fast_at(m, c0 + j, &k);  // true: counted above
       col[0] = m.bias[c0 + j], col[1] = k.m, col[2] = k.rh, col[3] = k.right, col[4] = k.low;
-      const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * m.depth;
+      const int8_t* w = m.rhs + static_cast<size_t>(c0 + j) * depth;
       int32_t* split = col + 5;
-      int32_t i = 0;
-      for (; i + 4 <= m.depth; i += 4, split += 2) {
-        const Pairs p = split_s8(read_u32(w + i));
+      const int8_t* const whole = w + (depth & ~3);
+      for (; w != whole; w += 4, split += 2) {
+        const Pairs p = split_s8(read_u32(w));
         split[0] = p.even, split[1] = p.odd;
       }
-      if (i < m.depth) {  // the partial last four, zero-filled
+      if ((depth & 3) != 0) {  // the partial last four, zero-filled
         uint32_t word = 0;
-        for (int32_t b = 0; i + b < m.depth; ++b) word |= (static_cast<uint32_t>(w[i + b]) & 0xFFu) << (8 * b);
+        for (int32_t b = 0; b < (depth & 3); ++b) word |= (static_cast<uint32_t>(w[b]) & 0xFFu) << (8 * b);
         const Pairs p = split_s8(word);
         split[0] = p.even, split[1] = p.odd;
       }
