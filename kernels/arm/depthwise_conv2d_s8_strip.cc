@@ -109,22 +109,23 @@ inline int32_t band_width(const DepthwiseS8& d) {
   return (widest - s.filter_w) / g.stride_w + 1;
 }
 
-// What filling a strip row of one band takes: input_zp (zz) in strip columns [0, lo) and
-// [hi, pixels), the group's bytes of the input pixels in [lo, hi) (cn bytes apart).
+// A band's strip rows: `pixels` columns, input_zp (zz) in columns [0, lo) and [hi, pixels), the
+// group's bytes of the input pixels in [lo, hi) (cn bytes apart).
 struct BandFill {
   int32_t lo, hi, pixels, cn, gc;
   uint32_t zz;
 };
 
-// Strip row dst from the input row whose pixel at strip column lo is at x; all input_zp when
-// x is null (a row outside the input).
+// Strip row dst's columns [lo, hi) from the input row whose pixel at strip column lo is at x;
+// input_zp when x is null (a row outside the input). Columns outside [lo, hi) hold input_zp
+// already (group_band stores them once per band).
 __attribute__((noinline)) void fill_row(uint32_t* dst, const int8_t* x, const BandFill& f) {
-  const int32_t lo = x != nullptr ? f.lo : f.pixels, hi = x != nullptr ? f.hi : f.pixels, cn = f.cn;
-  const uint32_t zz = f.zz;
-  uint32_t* p = dst;
-  for (uint32_t* const e = dst + kPixelWords * lo; p != e; ++p) *p = zz;
-  uint32_t* const e = dst + kPixelWords * hi;
-  if (f.gc == 4) {
+  const int32_t cn = f.cn;
+  uint32_t* p = dst + kPixelWords * f.lo;
+  uint32_t* const e = dst + kPixelWords * f.hi;
+  if (x == nullptr) {
+    for (const uint32_t zz = f.zz; p != e; ++p) *p = zz;
+  } else if (f.gc == 4) {
     for (; p != e; p += kPixelWords, x += cn) {
       uint32_t v;
       memcpy(&v, x, 4);
@@ -133,7 +134,6 @@ __attribute__((noinline)) void fill_row(uint32_t* dst, const int8_t* x, const Ba
   } else {
     for (; p != e; p += kPixelWords, x += cn) put_pixel(p, load_group(x, f.gc));
   }
-  for (uint32_t* const e = dst + kPixelWords * f.pixels; p != e; ++p) *p = zz;
 }
 
 #if EMBER_TIER == EMBER_TIER_DSP
@@ -299,6 +299,11 @@ void group_band(const Group& k, int32_t n, int32_t x0, int32_t bw, uint32_t* str
     fill_row(dst, iy >= 0 && iy < s.in_h && f.lo < f.hi ? img + static_cast<size_t>(iy) * in_row : nullptr, f);
   };
   uint32_t* r[3] = {strip, strip + kPixelWords * f.pixels, strip + 2 * kPixelWords * f.pixels};
+  // The columns outside the input are input_zp in every row: stored once here, not per fill.
+  for (uint32_t* row : r) {
+    for (int32_t j = 0; j < kPixelWords * f.lo; ++j) row[j] = f.zz;
+    for (int32_t j = kPixelWords * f.hi; j < kPixelWords * f.pixels; ++j) row[j] = f.zz;
+  }
   const bool up = d.rows_bottom_up;
   const int32_t sh = g.stride_h, enter = sh < 3 ? sh : 3;  // rows that enter the ring per output row
   int32_t iy0 = (up ? s.out_h - 1 : 0) * sh - g.pad_top;
