@@ -7,6 +7,8 @@
 
 #include "runtime/program.h"
 
+#include <string.h>
+
 #include "runtime/log.h"
 #include "runtime/op_signatures.h"
 #include "runtime/program_verifier.h"
@@ -19,6 +21,29 @@ namespace fbs = ::ember::schema;
 
 // Constant-initialised (no static constructor); read by no correct kernel check.
 alignas(kDataAlignment) const uint8_t kUnboundData[kDataAlignment] = {};
+
+// One operand's view. Inlined into both callers: this runs for every operand of every op at
+// load and at each inference, so the tensor table is read once per op, all five dims are one
+// block copy (those past the rank are 0, verified), and the view is written field by field
+// (`*view = TensorView()` first would be a memset call).
+EMBER_NOINLINE void bind(const flatbuffers::Vector<const fbs::Tensor*>& tensors, const uint8_t* constants,
+                              int32_t tensor, Span<const Span<uint8_t>> regions, TensorView* view) {
+  if (tensor < 0) {  // absent optional operand
+    *view = TensorView();
+    return;
+  }
+  const fbs::Tensor& t = *tensors.Get(static_cast<uint32_t>(tensor));
+  static_assert(sizeof view->dims == sizeof(int32_t) * kMaxRank, "dims are copied as one block");
+  memcpy(view->dims, t.dims()->Data(), sizeof view->dims);
+  view->rank = t.rank();  // <= kMaxRank (verified)
+  view->dtype = static_cast<DType>(t.dtype());
+  const bool constant = t.storage() == fbs::Storage::Constant;
+  view->constant = constant;
+  // Kernels never write inputs; the view type is shared with outputs, hence the casts.
+  view->data = constant         ? const_cast<uint8_t*>(constants + t.offset())
+               : regions.empty() ? const_cast<uint8_t*>(kUnboundData)
+                                 : regions[t.region()].data() + t.offset();
+}
 
 }  // namespace
 
@@ -115,38 +140,19 @@ Status Program::io_info(bool input, size_t index, TensorInfo* info) const {
 
 void Program::bind_tensor(int32_t tensor, Span<const Span<uint8_t>> regions,
                           TensorView* view) const {
-  if (tensor < 0) {  // absent optional operand
-    *view = TensorView();
-    return;
-  }
-  // Field by field rather than `*view = TensorView()` first: this runs for every operand of
-  // every op at load and at each inference, and the struct copy is a memset call.
-  const fbs::Tensor& t = *root_->tensors()->Get(static_cast<uint32_t>(tensor));
-  const uint32_t rank = t.rank();  // <= kMaxRank (verified)
-  view->rank = static_cast<uint8_t>(rank);
-  for (uint32_t d = 0; d < kMaxRank; ++d) view->dims[d] = d < rank ? t.dims()->Get(d) : 0;
-  view->dtype = static_cast<DType>(t.dtype());
-  view->constant = false;
-  if (t.storage() == fbs::Storage::Constant) {
-    // Kernels never write inputs; the view type is shared with outputs, hence the cast.
-    view->data = const_cast<uint8_t*>(constants_ + t.offset());
-    view->constant = true;
-  } else if (regions.empty()) {
-    view->data = const_cast<uint8_t*>(kUnboundData);
-  } else {
-    view->data = regions[t.region()].data() + t.offset();
-  }
+  bind(*root_->tensors(), constants_, tensor, regions, view);
 }
 
 void Program::bind_op(size_t index, Span<const Span<uint8_t>> regions, TensorView* inputs,
                       TensorView* outputs, OpContext* ctx) const {
   const fbs::Op& op = *root_->ops()->Get(static_cast<uint32_t>(index));
+  const flatbuffers::Vector<const fbs::Tensor*>& tensors = *root_->tensors();
   // Each accessor is a vtable lookup: read the operand lists once.
   const flatbuffers::Vector<int32_t>& ins = *op.inputs();
   const flatbuffers::Vector<int32_t>& outs = *op.outputs();
   const uint32_t ni = ins.size(), no = outs.size();
-  for (uint32_t i = 0; i < ni; ++i) bind_tensor(ins.Get(i), regions, &inputs[i]);
-  for (uint32_t i = 0; i < no; ++i) bind_tensor(outs.Get(i), regions, &outputs[i]);
+  for (uint32_t i = 0; i < ni; ++i) bind(tensors, constants_, ins.Get(i), regions, &inputs[i]);
+  for (uint32_t i = 0; i < no; ++i) bind(tensors, constants_, outs.Get(i), regions, &outputs[i]);
   ctx->inputs = inputs;
   ctx->num_inputs = ni;
   ctx->outputs = outputs;

@@ -228,6 +228,13 @@ TEST(ProgramTest, NegativeDimAndRankTooHigh) {
   s = valid_spec();
   s.tensors[1].shape = {1, 1, 1, 1, 1, 4};
   EXPECT_EQ(load(s), Status::BadShape);
+  // A dim past the rank: the executor copies all five into the view, so they must be 0.
+  s = valid_spec();
+  s.tensors[1].shape = {1, 4, 0, 0, 7};
+  s.tensors[1].rank = 2;
+  EXPECT_EQ(load(s), Status::BadShape);
+  s.tensors[1].shape = {1, 4, 0, 0, 0};
+  EXPECT_EQ(load(s), Status::Ok);
 }
 
 TEST(ProgramTest, SizeOverflow) {

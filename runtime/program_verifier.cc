@@ -105,16 +105,18 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
   EMBER_CHECK_OR_RETURN(rank <= kMaxRank, Status::BadShape,
                         "tensor %" PRIu32 ": rank %" PRIu32 " > %" PRIu32, index, rank,
                         u32(kMaxRank));
-  // One pass: every dim non-negative (BadShape first), then the byte size, which a zero dim
-  // makes 0 whatever a product of the others did.
+  // One pass: every dim non-negative and those past the rank 0 (BadShape first; the executor
+  // copies all five into an operand's view), then the byte size, which a zero dim makes 0
+  // whatever a product of the others did.
   const uint32_t elem = dtype_bytes(static_cast<DType>(dtype));
   uint32_t bytes = elem;
   bool empty = false, overflow = false;
-  for (uint32_t d = 0; d < rank; ++d) {
+  for (uint32_t d = 0; d < kMaxRank; ++d) {
     const int32_t dim = t.dims()->Get(d);
-    EMBER_CHECK_OR_RETURN(dim >= 0, Status::BadShape,
+    EMBER_CHECK_OR_RETURN(d < rank ? dim >= 0 : dim == 0, Status::BadShape,
                           "tensor %" PRIu32 " '%s': dim %" PRIu32 " is %" PRId32, index,
                           name_of(lim.names, index), d, dim);
+    if (d >= rank) continue;
     empty = empty || dim == 0;
     overflow = overflow || !mul_u32(bytes, static_cast<uint32_t>(dim), &bytes);
   }

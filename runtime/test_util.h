@@ -32,6 +32,7 @@ namespace fbs = ::ember::schema;
 
 struct TensorSpec {
   std::vector<int32_t> shape = {1, 4};  // the rank is its size; dims past kMaxRank are dropped
+  int rank = -1;                         // >= 0: written as the rank instead (dims past it kept)
   fbs::DType dtype = fbs::DType::Int8;
   fbs::Storage storage = fbs::Storage::Arena;
   uint8_t region = 0;
@@ -94,7 +95,8 @@ inline File build(const ProgramSpec& s, size_t shift = 0) {
     int32_t dims[kMaxRank] = {};
     for (size_t d = 0; d < t.shape.size() && d < kMaxRank; ++d) dims[d] = t.shape[d];
     tensors.emplace_back(flatbuffers::span<const int32_t, kMaxRank>(dims), t.offset, t.view_of,
-                         t.scale, t.zero_point, t.region, static_cast<uint8_t>(t.shape.size()),
+                         t.scale, t.zero_point, t.region,
+                         static_cast<uint8_t>(t.rank >= 0 ? t.rank : static_cast<int>(t.shape.size())),
                          t.dtype, t.storage, fbs::Layout::AsModel);
     names += t.name;
     names += '\0';
