@@ -82,15 +82,15 @@ Status Executor::run_op(size_t index) {
   EMBER_CHECK_OR_RETURN(program_ != nullptr, Status::InvalidState, "executor: not initialised");
   EMBER_CHECK_OR_RETURN(index < program_->num_ops(), Status::RuntimeIndex,
                         "executor: op %" PRIu32 " out of range", static_cast<uint32_t>(index));
-  TensorView inputs[kMaxOpInputs];
-  TensorView outputs[kMaxOpOutputs];
+  OperandViews<kMaxOpInputs> inputs;
+  OperandViews<kMaxOpOutputs> outputs;
   OpContext ctx;
-  program_->bind_op(index, Span<const Span<uint8_t>>(regions_, num_regions_), inputs, outputs,
-                    &ctx);
+  program_->bind_op(index, Span<const Span<uint8_t>>(regions_, num_regions_), inputs.at,
+                    outputs.at, &ctx);
   // An op whose output holds no element writes nothing (output 1 is a scratch no op reads), so
   // it is not run: a kernel's loops over the output's other axes could take billions of turns
   // (a fuzzed file's [1610629121, 16, 0, 6] kept a broadcast loop busy for minutes).
-  if (outputs[0].num_elements() == 0) return Status::Ok;
+  if (outputs.at[0].num_elements() == 0) return Status::Ok;
   const Status status = program_->run_fn(index)(ctx);
   EMBER_CHECK_OR_RETURN(status == Status::Ok, status, "op %" PRIu32 " (%s) failed: %s",
                         static_cast<uint32_t>(index), program_->op_source(index),

@@ -69,11 +69,11 @@ Status Program::load(Span<const uint8_t> file, const KernelTable& kernels, Progr
 // are never on the stack together with verify_file's frames: the load's worst-case stack is
 // the larger of the two paths, not their sum (tools/stack_usage.py).
 EMBER_NOINLINE Status Program::check_kernels() const {
-  TensorView inputs[kMaxOpInputs];
-  TensorView outputs[kMaxOpOutputs];
+  OperandViews<kMaxOpInputs> inputs;
+  OperandViews<kMaxOpOutputs> outputs;
   for (size_t i = 0; i < num_ops(); ++i) {
     OpContext ctx;
-    bind_op(i, Span<const Span<uint8_t>>(), inputs, outputs, &ctx);
+    bind_op(i, Span<const Span<uint8_t>>(), inputs.at, outputs.at, &ctx);
     const Status status = kernels_.entries[op_kernel(i)].check(ctx);
     EMBER_CHECK_OR_RETURN(status == Status::Ok, status,
                           "op %" PRIu32 " (%s): kernel check failed: %s",
