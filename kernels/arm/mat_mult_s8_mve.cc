@@ -547,34 +547,52 @@ __attribute__((noinline)) void shallow_group(const MatMultS8& m, int32_t col, in
   }
 }
 
-// What group_1x4_right loads, at fixed offsets.
+// What rows_1x4_right loads, at fixed offsets (the asm's comments name them).
 struct RowConstants {
-  const int32_t* bias;
-  const int32_t* mult;
-  const int32_t* shift;
-  int8_t* out;
-  int32_t zp, pad[3];
-  int32_t act_min[4], act_max[4];
+  const int32_t* bias;   // 0
+  const int32_t* mult;   // 4
+  const int32_t* shift;  // 8
+  int8_t* out;           // 12
+  const int8_t* x;       // 16: the row
+  int32_t rewind;        // 20: d - (d rounded up to 16): the loop's last weight pointer to the next group
+  int32_t col4_end;      // 24: 4 * the columns that fill groups of four
+  int32_t pad;
+  int32_t zp[4], act_min[4], act_max[4];  // 32, 48, 64
 };
-static_assert(sizeof(void*) == 4 && sizeof(RowConstants) == 64, "RowConstants layout (32-bit)");
+static_assert(sizeof(void*) == 4 && sizeof(RowConstants) == 80, "RowConstants layout (32-bit)");
 
-// Row x against the four columns from w0 (depth d, any: DLSTP.8 predicates the tail) when
-// their shifts are all <= -1, requantized and stored at c.out + col: a single row's DLSTP loop
-// (10 instructions per 64 MACs) and then about 30 instructions for the group, against about
-// 90 with the intrinsics (which spill). col4 = 4 * col picks the columns' constants.
-inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t* w0, int32_t d, int32_t col4) {
+// The row c.x against the column groups of four from w0 (depth d, any: DLSTP.8 predicates the
+// tail), col4 = 4 * the first group's first column, for as long as every shift of a group is
+// <= -1 and col4 < c.col4_end. Returns the col4 it stopped at. One asm loop over the groups: per
+// group the shift check, the biases starting the four sums, a DLSTP loop of 10 instructions per
+// 64 MACs, then the requantization, clamp and store, about 40 instructions outside the DLSTP
+// loop (one asm block per group took about 75 with the C around it). The output zero point and
+// the clamp stay in q4 to q6 for the whole run.
+int32_t rows_1x4_right(const RowConstants& c, const int8_t* w0, int32_t d, int32_t col4) {
   int32_t a0, a1, a2, a3;
-  const int8_t *w1, *w2, *w3;
+  const int8_t *x, *w1, *w2, *w3;
   __asm__ volatile(
+      "vldrw.32 q4, [%[c], #32]\n"
+      "vldrw.32 q5, [%[c], #48]\n"
+      "vldrw.32 q6, [%[c], #64]\n"
+      "1:\n"
+      "ldr %[w3], [%[c], #8]\n"
+      "add %[w3], %[w3], %[col4]\n"
+      "vldrw.32 q2, [%[w3]]\n"  // shifts
+      "mov %[a0], #0x80000000\n"
+      "vmaxv.s32 %[a0], q2\n"
+      "cmp %[a0], #0\n"
+      "bge 5f\n"
+      "ldr %[x], [%[c]]\n"
+      "add %[x], %[x], %[col4]\n"
+      "ldrd %[a0], %[a1], [%[x]]\n"  // + bias
+      "ldrd %[a2], %[a3], [%[x], #8]\n"
+      "ldr %[x], [%[c], #16]\n"
       "add %[w1], %[w0], %[d]\n"
       "add %[w2], %[w1], %[d]\n"
       "add %[w3], %[w2], %[d]\n"
       "dlstp.8 lr, %[d]\n"
-      "movs %[a0], #0\n"
-      "movs %[a1], #0\n"
-      "movs %[a2], #0\n"
-      "movs %[a3], #0\n"
-      "1:\n"
+      "2:\n"
       "vldrb.8 q0, [%[x]], #16\n"
       "vldrb.8 q1, [%[w0]], #16\n"
       "vmladava.s8 %[a0], q0, q1\n"
@@ -584,41 +602,38 @@ inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t
       "vmladava.s8 %[a2], q0, q1\n"
       "vldrb.8 q1, [%[w3]], #16\n"
       "vmladava.s8 %[a3], q0, q1\n"
-      "letp lr, 1b\n"
+      "letp lr, 2b\n"
       "vmov q0[2], q0[0], %[a0], %[a2]\n"
       "vmov q0[3], q0[1], %[a1], %[a3]\n"
-      "ldr %[w1], [%[c]]\n"
-      "add %[w1], %[w1], %[col4]\n"
-      "vldrw.32 q1, [%[w1]]\n"
-      "vadd.i32 q0, q0, q1\n"  // + bias
+      "ldr %[w0], [%[c], #20]\n"
+      "add %[w0], %[w0], %[w3]\n"  // the next group's first column
       "ldr %[w1], [%[c], #4]\n"
       "add %[w1], %[w1], %[col4]\n"
       "vldrw.32 q1, [%[w1]]\n"  // multipliers
-      "ldr %[w3], [%[c], #8]\n"
-      "add %[w3], %[w3], %[col4]\n"
-      "vldrw.32 q2, [%[w3]]\n"  // shifts
       // requantize_mve: lanes whose doubled low product is 0 may be ties.
       EMBER_MVE_LOW2("q3", "q0", "q1")
       "vcmp.i32 eq, q3, zr\n"
-      "vmrs %[d], p0\n"
-      "lsls %[a0], %[d], #16\n"
+      "vmrs %[a1], p0\n"
+      "lsls %[a0], %[a1], #16\n"
       "bne 4f\n"
       "vqdmulh.s32 q0, q0, q1\n"
       "vrshl.s32 q0, q0, q2\n"
       "3:\n"
-      "ldr %[a0], [%[c], #16]\n"
-      "vqadd.s32 q0, q0, %[a0]\n"  // + output_zp
-      "vldrw.32 q1, [%[c], #32]\n"
-      "vmax.s32 q0, q0, q1\n"
-      "vldrw.32 q1, [%[c], #48]\n"
-      "vmin.s32 q0, q0, q1\n"
+      "vqadd.s32 q0, q0, q4\n"  // + output_zp
+      "vmax.s32 q0, q0, q5\n"
+      "vmin.s32 q0, q0, q6\n"
       "ldr %[w2], [%[c], #12]\n"
       "add %[w2], %[w2], %[col4], lsr #2\n"
       "vstrb.32 q0, [%[w2]]\n"
+      "ldr %[a0], [%[c], #24]\n"
+      "adds %[col4], #16\n"
+      "cmp %[col4], %[a0]\n"
+      "bne 1b\n"
+      "5:\n"
       ".subsection 1\n"
       // The fix-up: P0 the tie candidates, half = 2^(k-1) in q3, the dropped bits' mask in q1.
       "4:\n"
-      "vmsr p0, %[d]\n"
+      "vmsr p0, %[a1]\n"
       "vqdmulh.s32 q0, q0, q1\n"
       "movs %[a0], #1\n"
       EMBER_MVE_HALF_MASK("q3", "q1", "q2", "%[a0]")
@@ -626,14 +641,15 @@ inline void group_1x4_right(const RowConstants& c, const int8_t* x, const int8_t
       EMBER_MVE_SHIFT_EVEN("q0", "q2")
       "b 3b\n"
       ".subsection 0\n"
-      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [w1] "=&r"(w1), [w2] "=&l"(w2),
-        [w3] "=&r"(w3), [x] "+r"(x), [w0] "+r"(w0), [d] "+r"(d)
-      : [c] "r"(&c), [col4] "r"(col4)
-      : "q0", "q1", "q2", "q3", "lr", "cc", "memory");
+      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3), [x] "=&r"(x), [w1] "=&r"(w1),
+        [w2] "=&l"(w2), [w3] "=&r"(w3), [w0] "+r"(w0), [col4] "+r"(col4)
+      : [c] "r"(&c), [d] "r"(d)
+      : "q0", "q1", "q2", "q3", "q4", "q5", "q6", "lr", "cc", "memory");
+  return col4;
 }
 
 // Fewer than three rows (a fully connected layer's batch): one row against four columns at a
-// time (group_1x4_right when their shifts are all <= -1, else intrinsics with per-lane
+// time (rows_1x4_right while their shifts are all <= -1, else intrinsics with per-lane
 // requantization), then single columns. For a single row the 3x4 blocks' passes would cost more
 // than they save.
 void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
@@ -641,14 +657,14 @@ void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
   const int32_t blocks = d >> 4, tail = d & 15;
   const mve_pred16_t tail_p = vctp8q(static_cast<uint32_t>(tail));
   RowConstants rc;
-  rc.bias = m.bias, rc.mult = m.multiplier, rc.shift = m.shift, rc.out = out, rc.zp = m.output_zp;
-  for (int32_t j = 0; j < 4; ++j) rc.act_min[j] = m.act_min, rc.act_max[j] = m.act_max;
+  rc.bias = m.bias, rc.mult = m.multiplier, rc.shift = m.shift, rc.out = out, rc.x = l0;
+  rc.rewind = d - ((d + 15) & ~15);
+  rc.col4_end = 4 * (m.cols & ~3);
+  for (int32_t j = 0; j < 4; ++j) rc.zp[j] = m.output_zp, rc.act_min[j] = m.act_min, rc.act_max[j] = m.act_max;
   int32_t c = 0;
-  for (; c + 4 <= m.cols; c += 4) {
-    if (vmaxvq_s32(INT32_MIN, vldrwq_s32(m.shift + c)) < 0) {
-      group_1x4_right(rc, l0, m.rhs + static_cast<size_t>(c) * d, d, 4 * c);
-      continue;
-    }
+  while (c + 4 <= m.cols) {
+    c = rows_1x4_right(rc, m.rhs + static_cast<size_t>(c) * d, d, 4 * c) >> 2;
+    if (c + 4 > m.cols) break;
     const int8_t* w0 = m.rhs + static_cast<size_t>(c) * d;
     const int8_t* w1 = w0 + d;
     const int8_t* w2 = w1 + d;
@@ -676,9 +692,10 @@ void row_x4(const MatMultS8& m, const int8_t* l0, int8_t* out) {
     acc = vsetq_lane_s32(a3, acc, 3);
     acc = vaddq_s32(acc, vldrwq_s32(m.bias + c));
     const int32x4_t shift = vldrwq_s32(m.shift + c), mult = vldrwq_s32(m.multiplier + c);
-    const int32x4_t rounded = vmaxvq_s32(INT32_MIN, shift) < 0 ? requantize_mve(acc, mult, shift)
-                                                               : requantize_mve_any(acc, mult, shift);
+    // A shift >= 0 in the group stopped rows_1x4_right.
+    const int32x4_t rounded = requantize_mve_any(acc, mult, shift);
     vstrbq_s32(out + c, offset_clamp_mve(rounded, m.output_zp, m.act_min, m.act_max));
+    c += 4;
   }
   for (; c < m.cols; ++c) {
     const int8_t* w = m.rhs + static_cast<size_t>(c) * d;
