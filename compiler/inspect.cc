@@ -13,13 +13,17 @@ namespace ember::compiler {
 namespace fb = ember::schema;
 namespace {
 
+// Names come from the file: a byte outside printable ASCII reads as the text \xNN (as in the
+// runtime's messages), so the JSON is valid UTF-8 and printing a name sends no control codes.
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
+    const unsigned char b = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\', out += c;
+    } else if (b < 0x20 || b >= 0x7f) {
       char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      std::snprintf(buf, sizeof buf, "\\\\x%02x", b);
       out += buf;
     } else {
       out += c;

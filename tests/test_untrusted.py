@@ -281,6 +281,22 @@ def test_arena_sweep_names_the_bytes_needed(base):
     assert status == "ok"
 
 
+def test_names_from_the_file_are_escaped_in_messages(base):
+    """A tensor name is the file's bytes: a message quoting one shows bytes outside printable
+    ASCII as \\xNN (a fuzzed file once carried 0x82, which is not UTF-8)."""
+    p = Patcher(base)
+    x = p.tensor_named("x")
+    start, _ = p.vec(p.root, "program", "tensor_names")
+    at = start + sum(len(p.name(i)) + 1 for i in range(x))
+    p.buf[at:at + 1] = b"\x82"  # "x" -> 0x82; the name keeps its length and NUL
+    p.set_dim(x, 1, -1)
+    rt = _ember.Runtime(bytes(p.buf))
+    assert rt.status == "bad_shape"
+    assert re.search(r"tensor \d+ '\\x82': dim 1 is -1", rt.message), rt.message
+    info = json.loads(_ember.inspect_json(bytes(p.buf)))  # ember inspect shows it the same way
+    assert info["inputs"][0]["name"] == "\\x82"
+
+
 def _bump_folded_bias(base: bytes, op: int) -> bytes:
     """`base` with the first folded bias (input 5: bias - input_zp * sum w) of `op` off by one."""
     p = Patcher(base)

@@ -493,10 +493,10 @@ def run_qemu(elf: str | Path, target: str | None = None, timeout: float = 300.0)
     start = time.perf_counter()
     try:
         r = subprocess.run(qemu_command(elf, tgt.qemu_machine), stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+                           capture_output=True, text=True, errors="backslashreplace", timeout=timeout)
+    except subprocess.TimeoutExpired as e:  # the firmware may print a program file's raw bytes (a name)
+        out = e.stdout.decode(errors="backslashreplace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode(errors="backslashreplace") if isinstance(e.stderr, bytes) else (e.stderr or "")
         return QemuResult("timeout", None, out, err, time.perf_counter() - start)
     result = QemuResult(EXIT_CODES.get(r.returncode, "crash"), r.returncode, r.stdout, r.stderr,
                         time.perf_counter() - start)

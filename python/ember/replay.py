@@ -137,10 +137,10 @@ def run_cases(target: str, case_dir: Path, cases: list[dict], timeout: float = 1
     cmd = qemu_command(elf.resolve(), firmware_target(target).qemu_machine)
     try:
         r = subprocess.run(cmd, cwd=case_dir, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=timeout)
+                           errors="backslashreplace", timeout=timeout)  # the files' names are raw bytes
         out, code = r.stdout, r.returncode
     except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        out = e.stdout.decode(errors="backslashreplace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         code = None
     result.status = {0: "pass", 1: "mismatch", 2: "error", 3: "fault", None: "timeout"}.get(code, "crash")
     for line in out.splitlines():

@@ -40,7 +40,23 @@ extern "C" void ember_platform_log(const char* fmt, va_list args) {
 
 namespace ember::host {
 
-std::string last_runtime_message() { return g_last_message; }
+// The message may quote names from the file, whose bytes are untrusted: a byte outside
+// printable ASCII (and the backslash) is shown as \xNN, so Python always gets valid UTF-8 and
+// a terminal never gets control codes.
+std::string last_runtime_message() {
+  std::string out;
+  for (const char* p = g_last_message; *p != '\0'; ++p) {
+    const unsigned char b = static_cast<unsigned char>(*p);
+    if (b >= 0x20 && b < 0x7f && b != '\\') {
+      out += static_cast<char>(b);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", b);
+      out += hex;
+    }
+  }
+  return out;
+}
 
 HostRuntime::HostRuntime(const std::string& file) {
   file_.resize((file.size() + 7) / 8 + 2);  // 16-byte alignment of the vector's storage
