@@ -85,33 +85,40 @@ void pointwise(MatMultS8 m, const Conv2dShape& s, const Conv2dGeometry& g, const
 // One im2col row at the border: the window of output pixel (n, y, x), KH x KW x C bytes, with
 // input_zp where it leaves the input. Out of im2col_run's loop, which copies interior windows.
 // With dilation_w 1 every window row has the same padding taps [0, lo), input taps [lo, hi)
-// and padding taps [hi, filter_w), found once per pixel (kws's conv1, 4 taps of one channel per
-// row: the fills and copies are a few bytes each, so their set-up is what a row costs).
+// and padding taps [hi, filter_w), found once per pixel: the whole window is filled with
+// input_zp in one pass, then each row inside the input copies its taps [lo, hi). (kws's conv1
+// has 4 taps of one channel per row: a fill and a copy per row cost their set-up, not bytes.)
 __attribute__((noinline)) void gather_border(const Conv2dShape& s, const Conv2dGeometry& g, int8_t pad,
                                              const int8_t* input, int32_t n, int32_t y, int32_t x, int8_t* row) {
   const int32_t c = s.in_c, run = s.filter_w * c;
   const int32_t iy0 = y * g.stride_h - g.pad_top, ix0 = x * g.stride_w - g.pad_left;
-  const int32_t lo = ix0 < 0 ? (-ix0 < s.filter_w ? -ix0 : s.filter_w) : 0;
-  const int32_t right = s.in_w - ix0;  // taps before the input's right edge
-  const int32_t hi = right < s.filter_w ? (right > lo ? right : lo) : s.filter_w;
-  for (int32_t ky = 0; ky < s.filter_h; ++ky, row += run) {
+  const int8_t* image = input + static_cast<size_t>(n) * s.in_h * s.in_w * c;
+  const size_t line = static_cast<size_t>(s.in_w) * c;
+  if (g.dilation_w == 1) {
+    const int32_t lo = ix0 < 0 ? (-ix0 < s.filter_w ? -ix0 : s.filter_w) : 0;
+    const int32_t right = s.in_w - ix0;  // taps before the input's right edge
+    const int32_t hi = right < s.filter_w ? (right > lo ? right : lo) : s.filter_w;
+    im2col_fill_s8(row, pad, s.filter_h * run);
+    if (hi == lo) return;
+    row += lo * c;
+    const int8_t* src = image + static_cast<ptrdiff_t>(ix0 + lo) * c;
+    for (int32_t ky = 0; ky < s.filter_h; ++ky, row += run) {
+      const int32_t iy = iy0 + ky * g.dilation_h;
+      if (iy >= 0 && iy < s.in_h) im2col_copy_s8(row, src + static_cast<size_t>(iy) * line, (hi - lo) * c);
+    }
+    return;
+  }
+  for (int32_t ky = 0; ky < s.filter_h; ++ky) {
     const int32_t iy = iy0 + ky * g.dilation_h;
     if (iy < 0 || iy >= s.in_h) {
       im2col_fill_s8(row, pad, run);
+      row += run;
       continue;
     }
-    const int8_t* line = input + (static_cast<size_t>(n) * s.in_h + iy) * s.in_w * c;
-    if (g.dilation_w == 1) {
-      if (lo > 0) im2col_fill_s8(row, pad, lo * c);
-      if (hi > lo) im2col_copy_s8(row + lo * c, line + static_cast<ptrdiff_t>(ix0 + lo) * c, (hi - lo) * c);
-      if (hi < s.filter_w) im2col_fill_s8(row + hi * c, pad, run - hi * c);
-      continue;
-    }
-    int8_t* dst = row;
-    for (int32_t kx = 0; kx < s.filter_w; ++kx, dst += c) {
+    for (int32_t kx = 0; kx < s.filter_w; ++kx, row += c) {
       const int32_t ix = ix0 + kx * g.dilation_w;
-      if (ix < 0 || ix >= s.in_w) im2col_fill_s8(dst, pad, c);
-      else im2col_copy_s8(dst, line + static_cast<size_t>(ix) * c, c);
+      if (ix < 0 || ix >= s.in_w) im2col_fill_s8(row, pad, c);
+      else im2col_copy_s8(row, image + static_cast<size_t>(iy) * line + static_cast<size_t>(ix) * c, c);
     }
   }
 }
