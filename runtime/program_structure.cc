@@ -173,6 +173,16 @@ static_assert(kSchemaDepth <= kNumTables, "the schema nests a table inside itsel
 // needs no depth counter, and agrees with the flatbuffers verifier on every file.
 static_assert(kSchemaDepth <= kVerifierMaxDepth, "schema nests deeper than the verifier allows");
 
+// Tables nest only as vectors of tables: no field is a single table, so the walker has no step
+// that starts one (it would be dead code). A schema that adds such a field fails here.
+constexpr bool has_table_field() {
+  for (const Table& t : kTables)
+    for (uint32_t f = 0; f < t.count; ++f)
+      if ((t.fields[f].kind & 0xF0) == kTable) return true;
+  return false;
+}
+static_assert(!has_table_field(), "a table field: give Walker::check_fields a step that starts it");
+
 // --- The walker ---------------------------------------------------------------------------------
 
 // flatbuffers' FLATBUFFERS_MIN_BUFFER_SIZE: root offset, vtable offset, two vtable sizes.
@@ -258,7 +268,7 @@ class Walker {
     return true;
   }
   enum Step { kFail, kDone, kDescend };
-  Step check_fields(Frame* frame, Frame* child);
+  Step check_fields(Frame* frame);
 
   const uint8_t* buf_;
   uint32_t size_;
@@ -267,9 +277,9 @@ class Walker {
 
 // The fields of the table in `frame`, from frame->field on: the checks of Table::VerifyField /
 // VerifyOffset and then VerifyString / VerifyVector / VerifyVectorOfTables / VerifyTable on
-// each target. Stops after a field that starts a nested table (in `child`) or a non-empty
-// vector of tables (left in `frame` to walk), returning kDescend, or at the table's end (kDone).
-Walker::Step Walker::check_fields(Frame* frame, Frame* child) {
+// each target. Stops after a non-empty vector of tables (left in `frame` to walk), returning
+// kDescend, or at the table's end (kDone).
+Walker::Step Walker::check_fields(Frame* frame) {
   const uint32_t table = frame->table, vtable = frame->vtable, vsize = frame->vsize;
   for (const Field* field = frame->field; field != frame->end; ++field) {
     // Table::GetOptionalFieldOffset: a slot past the vtable's end is an absent field, and so
@@ -285,10 +295,6 @@ Walker::Step Walker::check_fields(Frame* frame, Frame* child) {
     }
     const uint32_t to = target(at);
     if (to == 0) return kFail;
-    if (kind == kTable) {
-      frame->field = field + 1;
-      return start_table(to, static_cast<uint8_t>(low), child) ? kDescend : kFail;
-    }
     uint32_t count = 0, end = 0;
     const uint32_t elem_size =
         kind == kVector ? low : kind == kStructVector ? 4 * low : kind == kString ? 1 : 4;
@@ -311,8 +317,8 @@ bool Walker::run() {
   // Verifier::VerifyBufferFromStart: minimum size, identifier, root offset.
   if (size_ < kMinBufferSize || !has_program_identifier(buf_)) return false;
   const uint32_t root = target(0);
-  // One frame per nesting level, plus one that a table field at the deepest level could start
-  // (none can: that would have raised kSchemaDepth).
+  // One frame per nesting level, plus one that a vector of tables at the deepest level could
+  // start (none can: that would have raised kSchemaDepth).
   Frame frames[kSchemaDepth + 1];
   if (root == 0 || !start_table(root, kProgram, &frames[0])) return false;
   // The runtime's own stricter rule: a root vtable holds at least its two size fields.
@@ -332,13 +338,10 @@ bool Walker::run() {
       ++depth;
       continue;
     }
-    const Step step = check_fields(&frame, &frames[depth]);
+    const Step step = check_fields(&frame);
     if (step == kFail) return false;
-    if (step == kDone) {  // Verifier::EndTable
-      --depth;
-    } else if (frame.left == 0 && ++depth > kSchemaDepth) {  // a nested table was started
-      return false;
-    }  // else a vector of tables, walked from the next turn on
+    if (step == kDone) --depth;  // Verifier::EndTable
+    // else a vector of tables, walked from the next turn on
   }
   return true;
 }

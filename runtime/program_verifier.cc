@@ -26,6 +26,7 @@ namespace {
 namespace fbs = ::ember::schema;
 using Tensors = flatbuffers::Vector<const fbs::Tensor*>;
 using Names = flatbuffers::String;
+using Ints = flatbuffers::Vector<int32_t>;
 
 // Size arithmetic is 32-bit on purpose: it is what an MCU's size_t holds, so a file that
 // passes on the host cannot wrap on the device.
@@ -57,7 +58,7 @@ struct Limits {
   uint32_t constants_size;
 };
 
-Status check_header(Span<const uint8_t> file) {
+Status check_header(const Span<const uint8_t>& file) {
   EMBER_CHECK_OR_RETURN(file.data() != nullptr && file.size() >= 8, Status::Truncated,
                         "program: %" PRIu32 " bytes, a header needs 8", u32(file.size()));
   EMBER_CHECK_OR_RETURN(has_program_identifier(file.data()), Status::BadIdentity,
@@ -142,7 +143,7 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
                           uint32_t{t.region()}, lim.num_regions);
     // Region bases are 16-byte aligned, so this makes every element naturally aligned
     // (Cortex-M0 faults on unaligned word access).
-    EMBER_CHECK_OR_RETURN(t.offset() % elem == 0, Status::Misaligned,
+    EMBER_CHECK_OR_RETURN((t.offset() & (elem - 1)) == 0, Status::Misaligned,  // elem: 1 or 4
                           "tensor %" PRIu32 ": offset %" PRIu32 " not aligned", index,
                           t.offset());
     EMBER_CHECK_OR_RETURN(end <= lim.region_size[t.region()], Status::BadPlan,
@@ -267,8 +268,9 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 
 // In place (docs/memory.md; the compiler's rules are compiler/in_place.h): an op may write its
 // output over an input that dies at the op when its kernel never overwrites a byte it has yet
-// to read. Returns the input operand whose buffer output `out` overlaps under such a rule, or
-// -1, and in *delta how far below that input the output must start at least:
+// to read. in_place_over says whether output `out` may overlap arena buffer b, an input's bytes
+// (the input itself or the source of a view), under such a rule, and sets *delta to how far
+// below b the output must start at least:
 //  - elementwise kernels: an operand of the output's shape with elements at least as wide
 //    (a broadcast operand is read many times), delta 0;
 //  - row-streaming kernels (conv2d_s8, depthwise_conv2d_s8, max/avg_pool2d_s8), batch 1, NHWC:
@@ -307,15 +309,22 @@ constexpr InPlaceRules make_in_place_rules() {
   return r;
 }
 constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
+// in_place_over reads ints[0 .. 4] of the row-streaming kernels unchecked: check_op has
+// matched their count to the signature.
+static_assert(op_signature(static_cast<size_t>(KernelId::conv2d_s8)).ints >= 5 &&
+                  op_signature(static_cast<size_t>(KernelId::depthwise_conv2d_s8)).ints >= 5 &&
+                  op_signature(static_cast<size_t>(KernelId::max_pool2d_s8)).ints >= 5 &&
+                  op_signature(static_cast<size_t>(KernelId::avg_pool2d_s8)).ints >= 5,
+              "the row-streaming kernels' ints");
+static_assert(!input_may_be_absent(KernelId::conv2d_s8, 1) &&
+                  !input_may_be_absent(KernelId::depthwise_conv2d_s8, 1),
+              "the filter of a bottom-up op is required");
 
-// Input i of `op` when it is an arena tensor whose bytes overlap those of `o`, else nullptr.
-const fbs::Tensor* overlapping_input(const Tensors& ts, const fbs::Op& op, const fbs::Tensor& o,
-                                     uint32_t i) {
-  if (i >= op.inputs()->size() || op.inputs()->Get(i) < 0) return nullptr;
-  const int32_t index = op.inputs()->Get(i);
-  const fbs::Tensor* t = ts.Get(static_cast<uint32_t>(index));
-  const fbs::Tensor& bytes = *ts.Get(static_cast<uint32_t>(buffer_of(ts, index)));
-  return t->storage() == fbs::Storage::Arena && bytes_overlap(o, bytes) ? t : nullptr;
+// Input i of an op (its inputs `ins`) when its bytes are arena buffer b's (b or a view of b),
+// else nullptr.
+const fbs::Tensor* input_over(const Tensors& ts, const Ints& ins, uint32_t i, int32_t b) {
+  if (i >= ins.size() || buffer_of(ts, ins.Get(i)) != b) return nullptr;  // an absent -1 is no b
+  return ts.Get(static_cast<uint32_t>(ins.Get(i)));
 }
 
 // The smallest r in [0, height] with r * stride > t (height if none), for row_stream_need: by
@@ -333,87 +342,86 @@ EMBER_NOINLINE uint32_t first_row_above(uint32_t height, uint32_t stride, int64_
 // row_stream_need (program_verifier.h), inlined into its one caller here.
 EMBER_ALWAYS_INLINE uint32_t stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride,
                                          int64_t pad, uint32_t in_h, uint32_t in_row, uint32_t pixel) {
-  // Output pixel q = y * width + x needs (q + 1) * pixel - first * in_row, where first is the
-  // first input row read by the row of pixel q - block + 1 (0 before pixel 0). Within a row
-  // first is fixed, so its last pixel needs the most; its first block - 1 pixels may finish a
-  // block that began in the row above. So per row: pixels 0 .. block - 2 and the last one.
-  // Down such a column x that row is r(y) = max(0, y - b), b = ceil((block - 1 - x) / width)
-  // (0 for x >= block - 1), and first = clamp(r * stride - pad, 0, in_h): constant, then rising
-  // by stride per row, then constant. The need is affine in y on each of those pieces, so its
-  // maximum lies at an end of one. It rises by width * pixel per row where first is constant,
-  // so of those ends only the last row before first leaves 0, the first row where first is
-  // in_h, and height - 1 can hold the maximum, and of the rising piece its first row.
-  // ProgramTest.RowStreamNeedMatchesEveryPixel checks this against every pixel.
-  //
-  // In rows r: first > 0 from r_lo on, first == in_h from r_hi on (height if later).
+  // Output pixel q needs (q + 1) * pixel - first * in_row, where first is the first input row
+  // read by row r = (q - block + 1) / width (0 before pixel 0). Per row r the last such pixel
+  // needs the most: q + 1 = A(r) = min((r + 1) * width + block - 1, width * height). So the
+  // need is the largest over the rows r of A(r) - first(r) * in_row, where A rises by width
+  // per row up to row r_u, the last row below the cap, and then by less or not at all, and
+  // first(r) = clamp(r * stride - pad, 0, in_h) is 0 before row r_lo, rises by stride per
+  // row, and is in_h from row r_hi on. On the two flat pieces of first the need does not
+  // fall, so its maximum there is at their last rows (r_lo - 1, height - 1); on the rising
+  // piece its steps only shrink, so the maximum is at an end (r_lo, r_hi - 1) or where the
+  // steps shrink (r_u, r_u + 1). ProgramTest.RowStreamNeedMatchesEveryPixel checks this
+  // against every pixel.
   const uint32_t r_lo = first_row_above(height, stride, pad);
   const uint32_t r_hi = first_row_above(height, stride, pad + in_h - 1);
+  const uint32_t total = width * height;  // < 2^32: the output's elements
+  // r_u = height - 1 - ceil((block - 1) / width)
+  const uint32_t r_u = height - 1 - (block == 1 ? 0 : (block - 2) / width + 1);
   uint32_t need = 0;
-  for (uint32_t x = 0; x < width; x = x + 2 < block || x + 1 == width ? x + 1 : width - 1) {
-    const uint32_t b = x + 1 >= block ? 0 : (width + block - 2 - x) / width;
-    // Unsigned: r_lo + b - 1 wraps past height when both are 0, and is skipped.
-    const uint32_t ends[] = {b, r_lo + b - 1, r_lo + b, r_hi + b, height - 1};
-    for (uint32_t y : ends) {
-      if (y >= height) continue;
-      const uint32_t q = y * width + x;  // < the output's elements
-      const uint32_t r = (q + 1 >= block ? q + 1 - block : 0) / width;
-      // Between r_lo and r_hi, r * stride - pad lies in (0, in_h): exact in 32 bits.
-      const uint32_t first = r < r_lo ? 0 : r >= r_hi ? in_h : r * stride - static_cast<uint32_t>(pad);
-      const uint32_t end = (q + 1) * pixel, start = first * in_row;
-      if (end > start && end - start > need) need = end - start;
-    }
+  // Unsigned: a row below 0 wraps past height and is skipped.
+  for (uint32_t r : {r_lo - 1, r_lo, r_hi - 1, r_u, r_u + 1, height - 1}) {
+    if (r >= height) continue;
+    const uint32_t q = (r + 1) * width, rest = total - q;  // q <= total
+    const uint32_t end = (q + (block - 1 < rest ? block - 1 : rest)) * pixel;
+    // Between r_lo and r_hi, r * stride - pad lies in (0, in_h): exact in 32 bits.
+    const uint32_t first = r < r_lo ? 0 : r >= r_hi ? in_h : r * stride - static_cast<uint32_t>(pad);
+    const uint32_t start = first * in_row;
+    if (end > start && end - start > need) need = end - start;
   }
   return need;
 }
 
-int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint32_t* delta,
-                       bool* above) {
+// Out of line: it runs only for an overlapping pair, and inlined into the sweep it made it
+// spill more than the call costs.
+EMBER_NOINLINE bool in_place_over(const Tensors& ts, const fbs::Op& op, uint32_t out, const fbs::Tensor& o,
+                                  int32_t b, uint32_t* delta, bool* above) {
   *delta = 0;
   *above = op.rows_bottom_up();
   const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
-  // Only the result (output 0) may run in place; a second output (scratch) never overlaps.
-  // Only conv2d_s8 and depthwise_conv2d_s8 run rows last-first: the flag on any other op
-  // allows no overlap at all.
+  // Only the result (output 0, `o`) may run in place; a second output (scratch) never
+  // overlaps. Only conv2d_s8 and depthwise_conv2d_s8 run rows last-first: the flag on any
+  // other op allows no overlap at all.
   if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
-    return -1;
-  const fbs::Tensor& o = *ts.Get(static_cast<uint32_t>(op.outputs()->Get(0)));
+    return false;
+  const Ints& ins = *op.inputs();  // each accessor is a vtable lookup: read them once
   const flatbuffers::Array<int32_t, kMaxRank>& os = *o.dims();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
     for (uint32_t i = 0; i < rule; ++i) {
-      const fbs::Tensor* t = overlapping_input(ts, op, o, i);
-      if (t == nullptr || elem > dtype_bytes(static_cast<DType>(t->dtype())) ||
-          t->rank() != o.rank())
-        continue;
-      uint32_t d = 0;
-      while (d < o.rank() && t->dims()->Get(d) == os.Get(d)) ++d;
-      if (d == o.rank()) return static_cast<int32_t>(i);
+      const fbs::Tensor* t = input_over(ts, ins, i, b);
+      // The same shape: the same rank and dims, all five (those past the rank are 0, check_tensor).
+      if (t != nullptr && elem <= dtype_bytes(static_cast<DType>(t->dtype())) && t->rank() == o.rank() &&
+          memcmp(t->dims(), &os, sizeof os) == 0)
+        return true;
     }
-    return -1;
+    return false;
   }
-  // ints: conv and depthwise {stride_h, stride_w, pad_top, pad_left, dilation_h, ...}; pools
-  // {kh, kw, stride_h, stride_w, pad_top, ...}.
+  // ints (as many as the signature says, check_op): conv and depthwise {stride_h, stride_w,
+  // pad_top, pad_left, dilation_h, ...}; pools {kh, kw, stride_h, stride_w, pad_top, ...}.
   const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
-  const fbs::Tensor* in = overlapping_input(ts, op, o, 0);
-  if (in == nullptr || op.ints() == nullptr || op.ints()->size() <= stride_at + 2) return -1;
+  const fbs::Tensor* in = input_over(ts, ins, 0, b);
+  if (in == nullptr) return false;
+  const Ints& ints = *op.ints();
   const flatbuffers::Array<int32_t, kMaxRank>& is = *in->dims();
-  const int32_t stride = op.ints()->Get(stride_at);
-  int64_t pad = op.ints()->Get(stride_at + 2);
+  const int32_t stride = ints.Get(stride_at);
+  int64_t pad = ints.Get(stride_at + 2);
   if (in->rank() != 4 || o.rank() != 4 || is.Get(0) != 1 || os.Get(0) != 1 || stride < 1 ||
       pad < 0 || in->dtype() != o.dtype())
-    return -1;
+    return false;
   const uint32_t in_h = static_cast<uint32_t>(is.Get(1));
   const uint32_t in_row = static_cast<uint32_t>(is.Get(2)) * static_cast<uint32_t>(is.Get(3)) * elem;
   const uint32_t pixel = static_cast<uint32_t>(os.Get(3)) * elem;
   const uint32_t width = static_cast<uint32_t>(os.Get(2)), height = static_cast<uint32_t>(os.Get(1));
   if (*above) {
-    // The bottom padding, from the window's height: the filter (input 1, OHWI or 1HWC; its
-    // rank is the kernel's check) and dilation_h (ints[4]). 64-bit: hostile ints may be large;
-    // it may be negative (rows below the last window are never read).
-    const int32_t f = op.inputs()->size() > 1 ? op.inputs()->Get(1) : -1;
-    const fbs::Tensor* fs = f >= 0 ? ts.Get(static_cast<uint32_t>(f)) : nullptr;
-    if (fs == nullptr || fs->rank() != 4 || height == 0 || op.ints()->size() <= 4) return -1;
-    pad = int64_t{height - 1} * stride + int64_t{op.ints()->Get(4)} * (fs->dims()->Get(1) - 1) + 1 - in_h - pad;
+    // The bottom padding, from the window's height: the filter (input 1, required, so a
+    // tensor index once present; OHWI or 1HWC, its rank is the kernel's check) and dilation_h
+    // (ints[4]). 64-bit: hostile ints may be large; it may be negative (rows below the last
+    // window are never read).
+    if (ins.size() < 2 || height == 0) return false;
+    const fbs::Tensor& fs = *ts.Get(static_cast<uint32_t>(ins.Get(1)));
+    if (fs.rank() != 4) return false;
+    pad = int64_t{height - 1} * stride + int64_t{ints.Get(4)} * (fs.dims()->Get(1) - 1) + 1 - in_h - pad;
   }
   uint32_t need = stream_need(width, height, block, static_cast<uint32_t>(stride), pad, in_h, in_row, pixel);
   if (*above) {  // end-to-end distance -> start-to-start distance, never below 0
@@ -421,7 +429,7 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
     need = rise > 0 ? static_cast<uint32_t>(rise) : 0;  // <= the input's bytes
   }
   *delta = need;
-  return 0;
+  return true;
 }
 
 // Definition and last use of each tensor of [base, base + n) (times: -1 for a program input, the
@@ -431,9 +439,17 @@ int32_t in_place_input(const Tensors& ts, const fbs::Op& op, uint32_t out, uint3
 constexpr int16_t kNever = INT16_MAX;  // > kMaxOps
 static_assert(kMaxOps < kNever, "op times must fit in int16_t");
 
-Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, int16_t* first,
-                 int16_t* last) {
-  const Tensors& ts = *p.tensors();
+// A program's lists, read once: each accessor is a vtable lookup.
+struct Lists {
+  const Tensors& ts;
+  const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>& ops;
+  const Ints& inputs;
+  const Ints& outputs;
+  const Names* names;
+};
+
+Status lifetimes(const Lists& l, uint32_t base, uint32_t n, bool graph, int16_t* first, int16_t* last) {
+  const Tensors& ts = l.ts;
   for (uint32_t c = 0; c < n; ++c) first[c] = kNever, last[c] = -2;
   auto slot = [&](int32_t t) -> int32_t {
     return t >= 0 && static_cast<uint32_t>(t) - base < n ? static_cast<int32_t>(t - base) : -1;
@@ -441,15 +457,15 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
   auto arena = [&](int32_t t) {
     return ts.Get(static_cast<uint32_t>(t))->storage() == fbs::Storage::Arena;
   };
-  for (int32_t t : *p.inputs()) {
+  for (int32_t t : l.inputs) {
     // The caller writes a program input, so the order check marks the tensor itself; its
     // bytes, for placement, are its source's if it is a view.
     const int32_t c = slot(graph ? t : buffer_of(ts, t));
     if (c >= 0) first[c] = -1, last[c] = -1;
   }
-  const uint32_t nops = p.ops()->size();
+  const uint32_t nops = l.ops.size();
   for (uint32_t o = 0; o < nops; ++o) {
-    const fbs::Op& op = *p.ops()->Get(o);
+    const fbs::Op& op = *l.ops.Get(o);
     const int16_t time = static_cast<int16_t>(o);
     for (int32_t input : *op.inputs()) {
       const int32_t t = buffer_of(ts, input), c = slot(t);
@@ -470,7 +486,7 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
       last[c] = time;
     }
   }
-  for (int32_t output : *p.outputs()) {
+  for (int32_t output : l.outputs) {
     const int32_t t = buffer_of(ts, output), c = slot(t);
     if (c < 0) continue;
     EMBER_CHECK_OR_RETURN(!graph || first[c] != kNever, Status::BadGraph,
@@ -491,17 +507,17 @@ Status lifetimes(const fbs::Program& p, uint32_t base, uint32_t n, bool graph, i
 // can be live or written, so chunks from there on are skipped: the compiler numbers arena
 // tensors first, and most models take one chunk. The work is O(arena_end / kChunk * (operands
 // + definitions * live buffers)).
-Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
+Status check_graph_and_plan(const Lists& l, uint32_t arena_end) {
   constexpr uint32_t kChunk = 64;
-  const Tensors& ts = *p.tensors();
-  const Names* names = p.tensor_names();
-  const uint32_t nops = p.ops()->size();
+  const Tensors& ts = l.ts;
+  const Names* names = l.names;
+  const uint32_t nops = l.ops.size();
   int16_t first[kChunk], last[kChunk];
   uint8_t live[kChunk];  // slots of the chunk's buffers live at the sweep's time
   for (int pass = 0; pass < 2; ++pass) {  // every order check before any placement check
     for (uint32_t base = 0; base < arena_end; base += kChunk) {
       const uint32_t n = arena_end - base < kChunk ? arena_end - base : kChunk;
-      EMBER_RETURN_IF_ERROR(lifetimes(p, base, n, pass == 0, first, last));
+      EMBER_RETURN_IF_ERROR(lifetimes(l, base, n, pass == 0, first, last));
       if (pass == 0) continue;
       uint32_t m = 0;
       // Buffer `b`, defined at `time` by `op` (nullptr: a program input), against the chunk's
@@ -516,9 +532,7 @@ Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
           if (!bytes_overlap(tb, tt)) continue;
           uint32_t delta = 0;
           bool above = false;
-          const int32_t i =
-              op != nullptr && last[c] == time ? in_place_input(ts, *op, out, &delta, &above) : -1;
-          if (i >= 0 && buffer_of(ts, op->inputs()->Get(static_cast<uint32_t>(i))) == t) {
+          if (op != nullptr && last[c] == time && in_place_over(ts, *op, out, tb, t, &delta, &above)) {
             // In place over an input that dies here: starting at least delta bytes below it,
             // or with rows last-first at least delta bytes above its start.
             if (above ? uint64_t{tt.offset()} + delta <= tb.offset()
@@ -543,13 +557,13 @@ Status check_graph_and_plan(const fbs::Program& p, uint32_t arena_end) {
         if (c < n && first[c] == time) live[m++] = static_cast<uint8_t>(c), first[c] = kNever;
         return Status::Ok;
       };
-      for (int32_t t : *p.inputs()) EMBER_RETURN_IF_ERROR(define(buffer_of(ts, t), -1, nullptr, 0));
+      for (int32_t t : l.inputs) EMBER_RETURN_IF_ERROR(define(buffer_of(ts, t), -1, nullptr, 0));
       for (uint32_t o = 0; o < nops; ++o) {
         for (uint32_t k = 0; k < m;)  // buffers last used before op o leave the list
           if (last[live[k]] < static_cast<int32_t>(o)) live[k] = live[--m];
           else ++k;
-        const fbs::Op& op = *p.ops()->Get(o);
-        const flatbuffers::Vector<int32_t>& outs = *op.outputs();
+        const fbs::Op& op = *l.ops.Get(o);
+        const Ints& outs = *op.outputs();
         for (uint32_t i = 0; i < outs.size(); ++i)
           EMBER_RETURN_IF_ERROR(define(outs.Get(i), static_cast<int32_t>(o), &op, i));
       }
@@ -594,11 +608,14 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
                             reinterpret_cast<uintptr_t>(constants->Data()) % kDataAlignment == 0,
                         Status::Misaligned, "program: constant data not %" PRIu32 "-byte aligned",
                         u32(kDataAlignment));
-  EMBER_CHECK_OR_RETURN(p.tensors() != nullptr && p.ops() != nullptr && p.inputs() != nullptr &&
-                            p.outputs() != nullptr,
+  const Tensors* tensors = p.tensors();
+  const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>* op_list = p.ops();
+  const Ints *inputs = p.inputs(), *outputs = p.outputs();
+  EMBER_CHECK_OR_RETURN(tensors != nullptr && op_list != nullptr && inputs != nullptr && outputs != nullptr,
                         Status::MissingField, "program: tensors, ops, inputs or outputs missing");
-  const Tensors& ts = *p.tensors();
-  const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>& ops = *p.ops();
+  const Lists l{*tensors, *op_list, *inputs, *outputs, p.tensor_names()};
+  const Tensors& ts = l.ts;
+  const flatbuffers::Vector<flatbuffers::Offset<fbs::Op>>& ops = l.ops;
 
   // Bounds on the work of the checks below (check_graph_and_plan is O(tensors / 64 *
   // (operands + definitions * live buffers))); far above what a model for a microcontroller holds.
@@ -610,7 +627,7 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   // region_size is read only below num_regions (check_tensor): no need to zero the rest.
   Limits lim;
   const auto* regions = p.regions();
-  lim.names = p.tensor_names();
+  lim.names = l.names;
   lim.num_tensors = ts.size();
   lim.num_regions = count(regions);
   lim.constants_size = count(constants);
@@ -631,13 +648,13 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   }
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
     EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts, lim.names));
-  EMBER_RETURN_IF_ERROR(check_io(*p.inputs(), ts, "input"));
-  EMBER_RETURN_IF_ERROR(check_io(*p.outputs(), ts, "output"));
+  EMBER_RETURN_IF_ERROR(check_io(l.inputs, ts, "input"));
+  EMBER_RETURN_IF_ERROR(check_io(l.outputs, ts, "output"));
   for (uint32_t i = 0; i < ops.size(); ++i)
     EMBER_RETURN_IF_ERROR(check_op(i, *ops.Get(i), ts, kernels));
-  EMBER_CHECK_OR_RETURN(p.peak_op() >= -1 && p.peak_op() < static_cast<int64_t>(ops.size()),
+  EMBER_CHECK_OR_RETURN(static_cast<uint32_t>(p.peak_op()) + 1 <= ops.size(),  // -1 .. ops - 1
                         Status::BadIndex, "program: peak op %" PRId32, p.peak_op());
-  EMBER_RETURN_IF_ERROR(check_graph_and_plan(p, arena_end));
+  EMBER_RETURN_IF_ERROR(check_graph_and_plan(l, arena_end));
   *root = &p;
   return Status::Ok;
 }

@@ -44,7 +44,7 @@ uint32_t tensor_bytes(const schema::Tensor& tensor);
 /// The in-place distance of a row-streaming op (docs/memory.md, "In place"): the largest
 /// (q + 1) * pixel - first_row(q - block + 1) * in_row over its width x height output pixels q,
 /// where the first input row read by output row r is clamp(r * stride - pad, 0, in_h). In
-/// closed form (a few pixels per column); stride >= 1, block >= 1, and the byte products fit
+/// closed form (six rows); stride >= 1, block >= 1, and the byte products fit
 /// in 32 bits (the verified tensors' sizes).
 uint32_t row_stream_need(uint32_t width, uint32_t height, uint32_t block, uint32_t stride, int64_t pad,
                          uint32_t in_h, uint32_t in_row, uint32_t pixel);
