@@ -11,7 +11,8 @@ from ember.cli import main
 
 
 class Mixed(nn.Module):
-    """A plain conv, a depthwise conv, a depth-multiplier-2 conv, a grouped conv, a pool and a softmax."""
+    """A plain conv, a depthwise conv, a depth-multiplier-2 conv, a grouped conv, a pool, a softmax and
+    an exp, which the quantizer leaves in float."""
 
     def __init__(self):
         super().__init__()
@@ -22,7 +23,7 @@ class Mixed(nn.Module):
         self.pool = nn.AvgPool2d(2)
 
     def forward(self, x):
-        return torch.softmax(self.pool(self.grouped(self.dw2(self.dw(torch.relu(self.conv(x)))))), dim=1)
+        return torch.exp(torch.softmax(self.pool(self.grouped(self.dw2(self.dw(torch.relu(self.conv(x)))))), dim=1))
 
 
 def _program(target):
@@ -48,7 +49,9 @@ def test_optimized_paths_and_fallback_reasons_are_recorded():
         ("dw2", "portable kernel: depth multiplier > 1"),
         ("grouped", "portable kernel: grouped convolution"),
         ("pool", "mve kernel"),
-        ("aten.softmax.int", "portable kernel: no mve kernel for softmax_s8"),
+        ("aten.softmax.int", "mve kernel"),
+        ("quantized_decomposed.dequantize_per_tensor.default", "portable kernel: no mve kernel for dequantize_s8"),
+        ("aten.exp.default", "portable kernel: no mve kernel for exp_f32"),
     ]
 
 

@@ -21,7 +21,7 @@ from ember.firmware import firmware_target, qemu_command, source_root
 CASES = 250  # random cases per kernel (the issue asks for at least 200)
 TARGETS = {"cortex-m3": "scalar", "cortex-m4": "dsp", "cortex-m7": "dsp", "cortex-m33": "dsp",
            "cortex-m55": "mve"}
-KERNELS = ("requantize", "conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8", "add_s8", "mul_s8", "max_pool2d_s8", "requantize_s8", "lut_s8", "avg_pool2d_s8")
+KERNELS = ("requantize", "conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8", "add_s8", "mul_s8", "max_pool2d_s8", "requantize_s8", "lut_s8", "avg_pool2d_s8", "softmax_s8")
 LINE = re.compile(r"kernel (\w+) tier (\w+): (\d+) cases, (\d+) optimized, (\d+) mismatches, (\d+) rejected")
 
 
