@@ -164,3 +164,29 @@ def test_bench_reports_every_layer(tmp_path):
     text = (tmp_path / "bench.md").read_text()
     assert "#### ad on cortex-m55 (mve)" in text
     assert "| 0 | layers.0.fc | 640 -> 128 | fully_connected_s8: mve kernel (matrix product) | 81,920 |" in text
+
+
+class _DepthMultiplier(torch.nn.Module):
+    """Depthwise convs of depth multiplier 2 and 3 (3x3 stride 1, 5x5 stride 2 with padding)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dw2 = torch.nn.Conv2d(8, 16, 3, padding=1, groups=8)
+        self.dw3 = torch.nn.Conv2d(16, 48, 5, stride=2, padding=2, groups=16)
+
+    def forward(self, x):
+        return self.dw3(torch.relu(self.dw2(torch.relu(self.conv(x)))))
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4", "cortex-m3", "cortex-m0"])
+def test_depth_multiplier_runs_the_optimized_kernel_bit_for_bit(target, tmp_path):
+    torch.manual_seed(0)
+    program = ember.compile(_DepthMultiplier().eval(), (torch.randn(1, 3, 12, 12),),
+                            calibration=[(torch.randn(1, 3, 12, 12),) for _ in range(4)], target=target)
+    notes = [op["kernel_note"] for op in program.inspect()["ops"]]
+    assert any("depth multiplier 2: rows expanded" in n for n in notes), notes
+    assert any("depth multiplier 3: rows expanded" in n for n in notes), notes
+    fw = build_firmware(program, target, tmp_path / "fw.elf", inputs=device_inputs(program, 2, seed=3))
+    result = run_qemu(fw.elf, timeout=300)
+    assert result.status == "pass" and result.mismatches == 0, result.describe() + "\n" + result.stdout[-2000:]

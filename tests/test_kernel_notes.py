@@ -46,7 +46,7 @@ def test_optimized_paths_and_fallback_reasons_are_recorded():
     assert _notes(_program("cortex-m55")) == [
         ("conv", "mve kernel (im2col)"),
         ("dw", "mve kernel (depthwise 3x3)"),
-        ("dw2", "portable kernel: depth multiplier > 1"),
+        ("dw2", "mve kernel (depthwise 3x3, depth multiplier 2: rows expanded)"),
         ("grouped", "portable kernel: grouped convolution"),
         ("pool", "mve kernel"),
         ("aten.softmax.int", "mve kernel"),

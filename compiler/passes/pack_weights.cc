@@ -8,9 +8,10 @@
 //     8, 16, 24 or more (its shallow table or packed rows), output 1, a scratch tensor of
 //     conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes, which the memory planner
 //     places like any buffer live during that op only (least: for RAM-bound plans);
-//   - for depthwise_conv2d_s8 of depth multiplier 1 on the DSP and MVE tiers and the
-//     Cortex-M3, output 1, the kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape,
-//     geometry, tier, least) bytes.
+//   - for depthwise_conv2d_s8 on the DSP and MVE tiers and the Cortex-M3, output 1, the
+//     kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes,
+//     with the expanded window rows of a depth multiplier above 1 in front (on the Cortex-M0
+//     those rows only).
 // Each add_s8 of at least kTablesFrom output elements gets inputs 2 and 3, its operands' rescale
 // tables (kernels/arm/add_s8.h: 1 KB of constants each, so small adds go without).
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
@@ -113,15 +114,14 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       const int32_t taps = dim(filter, 1) * dim(filter, 2), o = dim(filter, 3);
       // Without the folded bias the op runs the portable kernel (and the device check, which
       // refuses such a filter for the tier's kernel, accepts it).
-      if (o == dim(g.tensors[op.inputs[0]], 3) &&
-          !kernels::arm::depthwise_conv2d_s8_takes_filter(w, static_cast<size_t>(filter.num_elements()), tier)) {
+      if (!kernels::arm::depthwise_conv2d_s8_takes_filter(w, static_cast<size_t>(filter.num_elements()), tier)) {
         op.kernel_reason = "portable kernel: a weight of -128 (the " + tier_word + " kernel takes [-127, 127])";
         continue;
       }
       for (int32_t c = 0; c < o; ++c) folded.push_back(kernels::arm::folded_bias_depthwise(w, taps, o, bias, input_zp, c));
-      op.kernel_reason = o == dim(g.tensors[op.inputs[0]], 3) ? tier_word + " kernel (depthwise" +
-                                               (dim(filter, 1) == 3 && dim(filter, 2) == 3 ? " 3x3)" : ")")
-                                         : "portable kernel: depth multiplier > 1";
+      const int32_t multiplier = o / dim(g.tensors[op.inputs[0]], 3);
+      op.kernel_reason = tier_word + " kernel (depthwise" + (dim(filter, 1) == 3 && dim(filter, 2) == 3 ? " 3x3" : "") +
+                         (multiplier > 1 ? ", depth multiplier " + std::to_string(multiplier) + ": rows expanded)" : ")");
     } else {
       const int32_t o = dim(filter, 0);
       const int32_t k = static_cast<int32_t>(filter.num_elements() / o);
@@ -147,12 +147,12 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
     const bool least = target.memory.mode == PlanMode::Smallest || target.memory.ram_budget > 0;
     size_t scratch = 0;
     if (op.kernel == dw) {
-      // The strip of the tier's kernel (depth multiplier 1 only: the others run the portable
-      // kernel). On the scalar tier only the Cortex-M3 has it (Cortex-M3 assembly): the
-      // Cortex-M0 (Armv6-M) runs the listed taps and gets no scratch.
+      // The expanded rows of a depth multiplier above 1, then the strip of the tier's kernel.
+      // On the scalar tier only the Cortex-M3 has the strip (Cortex-M3 assembly): the
+      // Cortex-M0 (Armv6-M) runs the listed taps and gets the expanded rows only.
       const bool armv6m = target.mcpu.rfind("cortex-m0", 0) == 0;
-      if (s.out_c == s.in_c && !armv6m)
-        scratch = kernels::arm::depthwise_conv2d_s8_scratch_bytes(s, geo, tier, least);
+      scratch = armv6m ? kernels::arm::depthwise_expanded_bytes(s)
+                       : kernels::arm::depthwise_conv2d_s8_scratch_bytes(s, geo, tier, least);
     } else {
       using kernels::arm::Conv2dPath;
       switch (kernels::arm::conv2d_s8_path(s, geo)) {

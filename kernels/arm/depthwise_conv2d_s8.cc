@@ -11,6 +11,8 @@
 
 #include "kernels/arm/depthwise_conv2d_s8.h"
 
+#include <string.h>
+
 #include "kernels/arm/fold.h"
 #include "kernels/arm/operands.h"
 #include "kernels/portable/conv2d_s8.h"
@@ -47,16 +49,70 @@ void column_as_row(DepthwiseS8& d) {
   g.stride_h = g.dilation_h = 1, g.pad_top = 0;
 }
 
+// The MVE kernel's strip is its scratch: without room for it, or off a 16-byte boundary, the
+// portable kernel runs.
+bool mve_strip_missing(const DepthwiseS8& d) {
+  return kBuiltTier == Tier::Mve &&
+         (d.scratch_bytes < kDepthwiseStripBytes || reinterpret_cast<uintptr_t>(d.scratch) % 16 != 0);
+}
+
+// n input bytes with each repeated m times.
+void repeat_bytes(const int8_t* src, int8_t* dst, size_t n, int32_t m) {
+  for (size_t i = 0; i < n; ++i) {
+    const int8_t v = src[i];
+    for (int32_t j = 0; j < m; ++j) *dst++ = v;
+  }
+}
+
+// Depth multiplier M > 1 (depthwise_expanded_bytes): one output row at a time, in the op's
+// direction, over a copy of its window rows with each channel repeated M times. A row's
+// window is copied before the row is written: an in-place op's output rows never cover
+// input rows that later rows read (kernels/kernels.def), so every row reads the input the
+// portable kernel reads.
+rt::Status run_expanded(const rt::OpContext& c, DepthwiseS8& d) {
+  const Conv2dShape s = d.shape;
+  const Conv2dGeometry g = d.geometry;
+  const size_t expanded = depthwise_expanded_bytes(s);
+  if (d.scratch_bytes < expanded) return kernels::run_depthwise_conv2d_s8(c);
+  int8_t* const rows = d.scratch;
+  d.scratch += expanded, d.scratch_bytes -= expanded;
+  if (mve_strip_missing(d)) return kernels::run_depthwise_conv2d_s8(c);
+  const int32_t m = s.out_c / s.in_c;
+  const size_t in_row = static_cast<size_t>(s.in_w) * static_cast<size_t>(s.in_c);
+  const size_t row_bytes = in_row * static_cast<size_t>(m);
+  const size_t out_row = static_cast<size_t>(s.out_w) * static_cast<size_t>(s.out_c);
+  const int8_t* const input = d.input;
+  int8_t* const output = d.output;
+  expanded_row_op(d.shape, d.geometry);
+  d.input = rows, d.disjoint = true, d.rows_bottom_up = false;
+  const int32_t total = s.batches * s.out_h;
+  for (int32_t k = 0; k < total; ++k) {
+    const int32_t row = row_in_order(k, total, c.rows_bottom_up), n = row / s.out_h, y = row % s.out_h;
+    for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+      const int32_t iy = y * g.stride_h - g.pad_top + ky * g.dilation_h;
+      int8_t* const dst = rows + static_cast<size_t>(ky) * row_bytes;
+      if (iy >= 0 && iy < s.in_h)
+        repeat_bytes(input + (static_cast<size_t>(n) * static_cast<size_t>(s.in_h) + static_cast<size_t>(iy)) * in_row,
+                     dst, in_row, m);
+      else
+        memset(dst, d.quant.input_zp, row_bytes);
+    }
+    d.output = output + static_cast<size_t>(row) * out_row;
+    depthwise_conv2d_s8_body(d);
+  }
+  return Status::Ok;
+}
+
 }  // namespace
 
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_conv_any_s8(c, true, false));
   EMBER_RETURN_IF_ERROR(check_requantization_values(c, c.in(1).dims[3]));
   EMBER_RETURN_IF_ERROR(check_added_operands(c, c.in(1).dims[3]));
-  // The tier's kernel runs with the folded bias and depth multiplier 1 only (run below); the
-  // filter is then a constant with data (check_added_operands), read once here at load.
+  // The tier's kernel runs with the folded bias (run below); the filter is then a constant
+  // with data (check_added_operands), read once here at load.
   const TensorView& filter = c.in(1);
-  if (has_folded_bias(c) && filter.dims[3] == c.in(0).dims[3])
+  if (has_folded_bias(c))
     EMBER_KCHECK(depthwise_conv2d_s8_takes_filter(filter.as<const int8_t>(), filter.num_elements(), kBuiltTier),
                  BadQuantization);
   return Status::Ok;
@@ -74,7 +130,7 @@ rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& c) {
 
 rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
   const Conv2dShape s = conv_shape_from(c.in(0), c.in(1), c.out(0));
-  if (s.out_c != s.in_c || !has_folded_bias(c)) return kernels::run_depthwise_conv2d_s8(c);
+  if (!has_folded_bias(c)) return kernels::run_depthwise_conv2d_s8(c);
   DepthwiseS8 d{s,
                 conv_geometry_from(c.ints),
                 QuantS8{c.ints[6], c.ints[7], c.ints[8], c.ints[9]},
@@ -88,10 +144,8 @@ rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {
                 c.rows_bottom_up};
   d.scratch = c.num_outputs > kScratch ? c.out(kScratch).as<int8_t>() : nullptr;
   d.scratch_bytes = scratch_bytes_given(c);
-  // The MVE kernel's strip is its scratch: without room for it, the portable kernel.
-  if (kBuiltTier == Tier::Mve &&
-      (d.scratch_bytes < kDepthwiseStripBytes || reinterpret_cast<uintptr_t>(d.scratch) % 16 != 0))
-    return kernels::run_depthwise_conv2d_s8(c);
+  if (s.out_c != s.in_c) return run_expanded(c, d);
+  if (mve_strip_missing(d)) return kernels::run_depthwise_conv2d_s8(c);
   d.disjoint = !overlap(d.input, c.in(0).num_elements(), d.output, c.out(0).num_elements());
   if (d.disjoint || whole_pixels_apart(d.input, d.output, static_cast<size_t>(s.in_c))) {
     column_as_row(d);

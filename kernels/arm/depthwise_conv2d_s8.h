@@ -1,15 +1,17 @@
 //===- depthwise_conv2d_s8.h - Optimized int8 depthwise convolution -*- C++ -*-===//
 //
 // The same op as kernels/portable/depthwise_conv2d_s8.h, bit for bit, for the built tier.
-// Depth multiplier 1 runs the tier's kernel (depthwise_conv2d_s8_{strip,scalar,mve}.cc):
+// The tier's kernel (depthwise_conv2d_s8_{strip,scalar,mve}.cc) runs depth multiplier 1:
 // interior pixels take every tap without bounds checks, with an unrolled 3x3 specialisation;
 // border taps contribute input_zp * w, which the folded bias (kernels/arm/fold.h) expects. The
 // scalar and DSP kernels run 4 channels per pass and the MVE one 16 per vector, the channel
-// groups outermost, on a strip padded with input_zp. Depth multiplier > 1, or an op without the
-// folded bias, runs the portable kernel.
+// groups outermost, on a strip padded with input_zp. A depth multiplier M > 1 runs the same
+// kernel one output row at a time over a copy of the row's window with each input channel
+// repeated M times (depthwise_expanded_bytes). An op without the folded bias runs the
+// portable kernel.
 // Operands: the portable ones plus input 5, the folded bias, and output 1, the scratch
-// (kernels/arm/operands.h): the strip of the kernels, sized by
-// depthwise_conv2d_s8_scratch_bytes.
+// (kernels/arm/operands.h): the expanded rows (depth multiplier > 1), then the strip of the
+// kernels, sized by depthwise_conv2d_s8_scratch_bytes.
 
 #pragma once
 
@@ -57,6 +59,29 @@ inline size_t depthwise_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g
   return static_cast<size_t>(s.filter_h) * static_cast<size_t>((n - 1) * g.stride_w + s.filter_w) * pixel;
 }
 
+/// Depth multiplier M = out_c / in_c > 1: the kernels run each output row as a one-row op of
+/// depth multiplier 1 over out_c channels (expanded_row_op), reading a copy of the row's
+/// window rows in which output channel c * M + j holds input channel c, and rows outside the
+/// input are input_zp. The copy comes first in the scratch (16-byte rounded, so the strip after
+/// it stays aligned). 0 for depth multiplier 1; SIZE_MAX if the size overflows (no tensor bounds
+/// filter_h * in_w * out_c: a crafted program's op then runs the portable kernel). The copy is
+/// about one byte per KW MACs (stride 1).
+inline size_t depthwise_expanded_bytes(const Conv2dShape& s) {
+  if (s.out_c == s.in_c) return 0;
+  size_t n = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(s.filter_h), static_cast<size_t>(s.in_w), &n) ||
+      __builtin_mul_overflow(n, static_cast<size_t>(s.out_c), &n) || n > SIZE_MAX - 15)
+    return SIZE_MAX;
+  return (n + 15) & ~size_t{15};
+}
+
+/// The one-row op over the expanded window rows (depth multiplier 1, filter_h rows, no
+/// vertical padding or dilation).
+inline void expanded_row_op(Conv2dShape& s, Conv2dGeometry& g) {
+  s = Conv2dShape{1, s.filter_h, s.in_w, s.out_c, 1, s.out_w, s.out_c, s.filter_h, s.filter_w, s.out_c};
+  g.pad_top = 0, g.dilation_h = 1;
+}
+
 /// Scratch bytes `tier`'s kernel takes for an op of depth multiplier 1 (output 1, planned by
 /// the compiler like an activation; host-callable). MVE: the strip, kDepthwiseStripBytes. Scalar
 /// (the Cortex-M3's; the Cortex-M0 and the host run the listed taps) and DSP: the ring for a
@@ -65,13 +90,18 @@ inline size_t depthwise_ring_bytes(const Conv2dShape& s, const Conv2dGeometry& g
 /// 0 for a RAM-bound plan (`least`: its ops mostly run in place, where bands cannot); 0 when the
 /// strip path does not take the op (depthwise_strip). The MVE kernel given less, or a scratch
 /// not 16-byte aligned, runs the portable kernel; the others (4 bytes) their listed-taps path.
-inline size_t depthwise_conv2d_s8_scratch_bytes(const Conv2dShape& s, const Conv2dGeometry& g, Tier tier,
-                                                bool least = false) {
-  if (tier == Tier::Mve) return kDepthwiseStripBytes;
-  if ((tier != Tier::Dsp && tier != Tier::Scalar) || !depthwise_strip(s, g)) return 0;
+/// A depth multiplier above 1 adds depthwise_expanded_bytes in front, and the strip is the
+/// one-row op's (without the expanded rows, the portable kernel runs).
+inline size_t depthwise_conv2d_s8_scratch_bytes(Conv2dShape s, Conv2dGeometry g, Tier tier, bool least = false) {
+  if (tier != Tier::Mve && tier != Tier::Dsp && tier != Tier::Scalar) return 0;
+  const size_t expanded = depthwise_expanded_bytes(s);
+  if (expanded > SIZE_MAX - kDepthwiseStripBytes) return SIZE_MAX;
+  if (expanded != 0) expanded_row_op(s, g);
+  if (tier == Tier::Mve) return expanded + kDepthwiseStripBytes;
+  if (!depthwise_strip(s, g)) return expanded;
   const size_t row = depthwise_ring_bytes(s, g, s.out_w, tier);
-  if (row <= kDepthwiseStripBytes) return row;
-  return least ? 0 : kDepthwiseStripBytes;
+  if (row <= kDepthwiseStripBytes) return expanded + row;
+  return expanded + (least ? 0 : kDepthwiseStripBytes);
 }
 
 /// The whole op (every batch, row, column and channel), depth multiplier 1. One
