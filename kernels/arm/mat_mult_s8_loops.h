@@ -3,12 +3,14 @@
 // The loops the scalar and DSP tiers run around their register blocks, written once: the
 // tier's wider column blocks first (kWide, which returns the first column it left), then
 // column pairs two rows at a time (kDot2x2), a last single column (kDot1x1), and an odd last
-// row four columns at a time (kDot1x4). Columns are the outer loop: a column pair's bias and
-// requantization constants are computed once for all rows. The blocks are the tier's
-// functions, passed as template arguments so that they inline into its one mat_mult_s8:
+// row four columns at a time (kDot1x4), unless the tier has its own (kLastRow). Columns are
+// the outer loop: a column pair's bias and requantization constants are computed once for all
+// rows. The blocks are the tier's functions, passed as template arguments so that they inline
+// into its one mat_mult_s8:
 //   Acc2x2 dot_2x2(l0, l1, w0, w1, depth, b0, b1)       fields a00, a01, a10, a11
 //   Acc1x4 dot_1x4(l0, w0, depth, const int32_t* bias)  fields a0..a3
 //   Acc dot_1x1(l0, w0, depth, int32_t bias)
+//   void last_row(const MatMultS8&)                     the odd last row, all of it
 // with int32_t or uint32_t accumulators (both wrap modulo 2^32).
 
 #pragma once
@@ -47,7 +49,7 @@ inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
 
 // Always inline: the instance is a template (a COMDAT function to GCC), which GCC would
 // otherwise call from the tier's mat_mult_s8 rather than inline as a function called once.
-template <auto kDot2x2, auto kDot1x4, auto kDot1x1, auto kWide = no_wide_columns>
+template <auto kDot2x2, auto kDot1x4, auto kDot1x1, auto kWide = no_wide_columns, auto kLastRow = nullptr>
 __attribute__((always_inline)) inline void mat_mult_s8_loops(const MatMultS8& m) {
   // Locals, not reads through `m`: see MatMultLocals.
   const int8_t* const lhs = m.lhs;
@@ -87,7 +89,9 @@ __attribute__((always_inline)) inline void mat_mult_s8_loops(const MatMultS8& m)
       out[(r + 1) * out_stride + c] = out_s8(oc, q, kDot1x1(l0 + lhs_stride, w0, d, bias[c]));
     }
   }
-  if (rows & 1) {  // the last row, four columns at a time
+  if constexpr (kLastRow != nullptr) {
+    if (rows & 1) kLastRow(m);
+  } else if (rows & 1) {  // the last row, four columns at a time
     const int32_t r = rows - 1;
     const int8_t* l0 = lhs + r * lhs_stride;
     int8_t* o0 = out + r * out_stride;

@@ -216,11 +216,172 @@ __attribute__((optimize("no-tree-reassoc"))) inline Acc1x4 dot_1x4(const int8_t*
   return Acc1x4{a0, a1, a2, a3};
 }
 
+#if defined(__ARM_ARCH_7M__)
+// Cortex-M3: the odd last row (all of a batch-1 linear layer) four columns at a time, summed
+// and stored by one asm loop over the column groups: per group sixteen depth elements per pass
+// (16 LDRSB of the row, 64 of the weights, 64 MLA, compare, branch: 146 instructions per 64
+// MACs; the depth's rest one element per turn), then each output in the FastOut form
+// (primitives_scalar.h) with its constants formed from its multiplier and shift inside the
+// asm, since each serves one output here: 18 instructions per output, against about 50 for
+// fast_out's C set-up and store_fast, and about 20 per group around the MAC loop, against
+// about 75 for a call per group. Per output: right = -1 - shift, which must be in [1, 22]
+// (else the loop stops before that group, whose outputs already stored were right, and the
+// caller's C requantization takes the rest), the rounding constant 2^(right-1) + (zp << right),
+// SMLAL onto it (high word h, low word lo), h >> right, and a possible tie (the dropped bits
+// of h and lo all zero) fixed out of line by clearing the low bit of the value before the zero
+// point, as EMBER_FAST_TIE does. The caller has checked that the clamp is the whole int8 range
+// and that there is a group. Fourteen registers are in use (sums r4-r7, the row r0, weight
+// columns r1 and r9-r11, r8 the RowGroups), more than GCC's allocator gives an asm statement,
+// so they are named; GCC's prologue saves them, and its stack-usage figure counts that.
+struct RowGroups {
+  const int32_t* mult;   // the next group's (advanced by the asm as it stores)
+  const int32_t* shift;
+  int32_t zp;
+  int8_t* out;
+  const int32_t* bias;
+  int8_t* out_end;       // one past the last group's outputs
+  const int8_t* l0;
+  int32_t d;
+};
+#define EMBER_R4_MAC(x, w0, w1, w2, w3) \
+  "ldrsb r12, " x "\n"                  \
+  "ldrsb lr, " w0 "\n"                  \
+  "mla r4, r12, lr, r4\n"               \
+  "ldrsb lr, " w1 "\n"                  \
+  "mla r5, r12, lr, r5\n"               \
+  "ldrsb lr, " w2 "\n"                  \
+  "mla r6, r12, lr, r6\n"               \
+  "ldrsb lr, " w3 "\n"                  \
+  "mla r7, r12, lr, r7\n"
+#define EMBER_R4_OFF(k) EMBER_R4_MAC("[r0, #" #k "]", "[r1, #" #k "]", "[r9, #" #k "]", "[r10, #" #k "]", "[r11, #" #k "]")
+// Output j from the sum in register A: r0 mult, r1 shift, r2 zp, r3 out; r9-r11 and lr scratch.
+#define EMBER_R4_STORE(A, j)     \
+  "ldr r9, [r1, #4*" #j "]\n"    \
+  "mvn r9, r9\n"                 \
+  "sub r10, r9, #1\n"            \
+  "cmp r10, #21\n"               \
+  "bhi 9f\n"                     \
+  "ldr lr, [r0, #4*" #j "]\n"    \
+  "mov r11, #1\n"                \
+  "lsl r10, r11, r10\n"          \
+  "lsl r11, r2, r9\n"            \
+  "add r10, r10, r11\n"          \
+  "mov r11, #0\n"                \
+  "smlal r11, r10, " A ", lr\n"  \
+  "rsb lr, r9, #32\n"            \
+  "lsls lr, r10, lr\n"           \
+  "asr " A ", r10, r9\n"         \
+  "beq 3" #j "f\n"               \
+  "2" #j ":\n"                   \
+  "ssat " A ", #8, " A "\n"      \
+  "strb " A ", [r3, #" #j "]\n"
+#define EMBER_R4_TIE(A, j)       \
+  "3" #j ":\n"                   \
+  "cmp r11, #0\n"                \
+  "bne 2" #j "b\n"               \
+  "sub " A ", " A ", r2\n"       \
+  "bic " A ", " A ", #1\n"       \
+  "add " A ", " A ", r2\n"       \
+  "b 2" #j "b\n"
+// The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
+// stopped.
+__attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
+  static_assert(offsetof(RowGroups, out) == 12 && offsetof(RowGroups, bias) == 16 &&
+                    offsetof(RowGroups, d) == 28, "the asm's offsets");
+  register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);
+  register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
+  asm volatile(
+      "1:\n"
+      "ldr r3, [r8, #16]\n"      // the group's biases start its sums
+      "ldm r3!, {r4-r7}\n"
+      "str r3, [r8, #16]\n"
+      "ldr r0, [r8, #24]\n"      // the row
+      "ldr r2, [r8, #28]\n"      // the depth
+      "mov r1, r12\n"            // the columns, depth bytes apart
+      "add r9, r1, r2\n"
+      "add r10, r9, r2\n"
+      "add r11, r10, r2\n"
+      "bic r3, r2, #15\n"
+      "add r3, r0, r3\n"         // the end of the whole passes
+      "and r2, r2, #15\n"        // the rest
+      "cmp r0, r3\n"
+      "beq 5f\n"
+      "4:\n"
+      EMBER_R4_OFF(1) EMBER_R4_OFF(2) EMBER_R4_OFF(3) EMBER_R4_OFF(4) EMBER_R4_OFF(5) EMBER_R4_OFF(6)
+      EMBER_R4_OFF(7) EMBER_R4_OFF(8) EMBER_R4_OFF(9) EMBER_R4_OFF(10) EMBER_R4_OFF(11) EMBER_R4_OFF(12)
+      EMBER_R4_OFF(13) EMBER_R4_OFF(14) EMBER_R4_OFF(15)
+      EMBER_R4_MAC("[r0], #16", "[r1], #16", "[r9], #16", "[r10], #16", "[r11], #16")
+      "cmp r0, r3\n"
+      "bne 4b\n"
+      "5:\n"
+      "cbz r2, 7f\n"
+      "6:\n"
+      EMBER_R4_MAC("[r0], #1", "[r1], #1", "[r9], #1", "[r10], #1", "[r11], #1")
+      "subs r2, #1\n"
+      "bne 6b\n"
+      "7:\n"
+      "mov r12, r11\n"           // the next group's first column: w3 + depth
+      "ldm r8, {r0-r3}\n"        // mult, shift, zp, out
+      EMBER_R4_STORE("r4", 0) EMBER_R4_STORE("r5", 1) EMBER_R4_STORE("r6", 2) EMBER_R4_STORE("r7", 3)
+      "add r0, r0, #16\n"
+      "add r1, r1, #16\n"
+      "add r3, r3, #4\n"
+      "stm r8, {r0-r3}\n"
+      "ldr lr, [r8, #20]\n"
+      "cmp r3, lr\n"
+      "bne 1b\n"
+      "9:\n"
+      ".subsection 1\n"
+      EMBER_R4_TIE("r4", 0) EMBER_R4_TIE("r5", 1) EMBER_R4_TIE("r6", 2) EMBER_R4_TIE("r7", 3)
+      ".previous\n"
+      : "+r"(r8), "+r"(r12)
+      :
+      : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r9", "r10", "r11", "lr", "cc", "memory");
+}
+#undef EMBER_R4_TIE
+#undef EMBER_R4_STORE
+#undef EMBER_R4_OFF
+#undef EMBER_R4_MAC
+#endif
+
 inline uint32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t bias) {
   uint32_t acc = static_cast<uint32_t>(bias);
   for (int32_t k = 0; k < d; ++k) acc = mac(acc, a[k], b[k]);
   return acc;
 }
+
+#if defined(__ARM_ARCH_7M__)
+// The odd last row: row_groups for the column groups when the clamp is the whole int8 range,
+// then dot_1x4 and the C requantization for the groups it leaves, and a last column or three
+// one at a time.
+__attribute__((noinline)) void last_row(const MatMultS8& m) {
+  const int32_t d = m.depth, cols = m.cols;
+  const int8_t* const rhs = m.rhs;
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  const int8_t* const l0 = m.lhs + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.lhs_stride);
+  int8_t* const o0 = m.out + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.out_stride);
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+  const int32_t groups_end = cols & ~3;
+  int32_t k = 0;
+  if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
+    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d};
+    row_groups(&g, rhs);
+    k = static_cast<int32_t>(g.out - o0);
+  }
+  for (; k < groups_end; k += 4) {
+    const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+    const uint32_t s[4] = {a.a0, a.a1, a.a2, a.a3};
+    for (int32_t j = 0; j < 4; ++j) o0[k + j] = out_s8(oc, channel_requant(mult[k + j], shift[k + j]), s[j]);
+  }
+  for (; k < cols; ++k)
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+}
+constexpr auto kLastRow = last_row;
+#else
+constexpr auto kLastRow = nullptr;  // mat_mult_s8_loops.h's, with dot_1x4
+#endif
 
 // Column triples, before mat_mult_s8_loops' pairs: one column left over would take the slow
 // single-column loop, so cols = 3n + 1 runs n - 1 triples and two pairs. Returns the first
@@ -263,7 +424,7 @@ inline int32_t triple_columns(const MatMultLocals& v) {
 
 }  // namespace
 
-void mat_mult_s8(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, triple_columns>(m); }
+void mat_mult_s8(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, triple_columns, kLastRow>(m); }
 
 }  // namespace ember::kernels::arm
 
