@@ -33,9 +33,9 @@ Outcome test_fully_connected_s8(uint32_t seed, int32_t cases) {
     random_bias(r, g_bias, n_out);
     random_requant(r, g_mult, g_shift, n_out);
     // The zoo's quantization (shifts -4..-2, whole int8 range), which the Cortex-M3's
-    // row_groups takes. In one such case in four the results tie often (round half to even): every
-    // multiplier 2^30, activations and input zero point in [-1, 1], biases in [-64, 64], so
-    // the sums stay small, few outputs saturate, and an eighth to a 32nd of them are ties.
+    // row_groups takes. In one such case in four the results tie often (round half to even):
+    // every multiplier 2^30, activations and input zero point in [-1, 1], biases in [-64, 64],
+    // so the sums stay small, few outputs saturate, and an eighth to a 32nd of them are ties.
     if (r.one_in(3)) {
       zoo_requant(r, &q.act_min, &q.act_max, g_mult, g_shift, n_out);
       if (r.one_in(4)) {
