@@ -574,9 +574,161 @@ __attribute__((noinline)) void shallow_group(ShallowFrame& f) {
 #undef EMBER_SH_TIE
 }
 
-// The 2 x 2 blocks (and an odd last row's 1 x 4) over all of m. Its own frame: the callers'
+// The odd last row (all of a batch-1 linear layer) four columns at a time, summed and stored by
+// one asm loop over the column groups, as the Cortex-M3's row_groups (mat_mult_s8_scalar.cc)
+// does: per group sixteen depth elements per pass (92 instructions per 64 MACs as dot_1x4's
+// loop, then the end read from the RowGroups, compare, branch), eight more once if the depth
+// holds them, the rest one element per turn, then each
+// output in the FastOut form with its constants formed from its multiplier and shift inside
+// the asm, since each serves one output here (17 instructions: the rounding constant, SMMLA
+// onto it, the tie test, SSAT, STRB; a possible tie fixed out of line as EMBER_FAST_TIE does).
+// A shift outside [-23, -2] stops the loop before that group (its outputs already stored were
+// right) and the caller's C path takes the rest; the caller has checked that the clamp is the
+// whole int8 range. Fourteen registers are in use (sums r4-r7, the row r0, weight columns r1
+// and r9-r11, the row's split halves r2 and r3, a weight word's r12 and lr, r8 the RowGroups),
+// so they are named; GCC's prologue saves them, and its stack-usage figure counts that.
+#define EMBER_RG_COL(w, A)            \
+  "ldr r12, [" w "], #4\n"            \
+  "sxtb16 lr, r12\n"                  \
+  "sxtb16 r12, r12, ror #8\n"         \
+  "smlad " A ", r3, lr, " A "\n"      \
+  "smlad " A ", r2, r12, " A "\n"
+#define EMBER_RG_STEP                 \
+  "ldr r2, [r0], #4\n"                \
+  "sxtb16 r3, r2\n"                   \
+  "sxtb16 r2, r2, ror #8\n"           \
+  EMBER_RG_COL("r1", "r4") EMBER_RG_COL("r9", "r5") EMBER_RG_COL("r10", "r6") EMBER_RG_COL("r11", "r7")
+#define EMBER_RG_REST(w, A)           \
+  "ldrsb r12, [" w "], #1\n"          \
+  "mla " A ", r3, r12, " A "\n"
+// Output j from the sum in register A: r0 mult, r1 shift, r2 zp, r3 out; r9-r11 and lr scratch.
+#define EMBER_RG_STORE(A, j)          \
+  "ldr r9, [r1, #4*" #j "]\n"         \
+  "mvn r9, r9\n"                      \
+  "sub r10, r9, #1\n"                 \
+  "cmp r10, #21\n"                    \
+  "bhi 9f\n"                          \
+  "ldr lr, [r0, #4*" #j "]\n"         \
+  "mov r11, #1\n"                     \
+  "lsl r10, r11, r10\n"               \
+  "lsl r11, r2, r9\n"                 \
+  "add r10, r10, r11\n"               \
+  "smmla r10, " A ", lr, r10\n"       \
+  "rsb r11, r9, #32\n"                \
+  "lsls r11, r10, r11\n"              \
+  "beq 3" #j "f\n"                    \
+  "asr " A ", r10, r9\n"              \
+  "2" #j ":\n"                        \
+  "ssat " A ", #8, " A "\n"           \
+  "strb " A ", [r3, #" #j "]\n"
+#define EMBER_RG_TIE(A, j)            \
+  "3" #j ":\n"                        \
+  "mul r11, " A ", lr\n"              \
+  "asr " A ", r10, r9\n"              \
+  "cmp r11, #0\n"                     \
+  "bne 2" #j "b\n"                    \
+  "sub " A ", " A ", r2\n"            \
+  "bic " A ", " A ", #1\n"            \
+  "add " A ", " A ", r2\n"            \
+  "b 2" #j "b\n"
+// The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
+// stopped.
+__attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
+  register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);
+  register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
+  asm volatile(
+      "1:\n"
+      "ldr r3, [r8, #16]\n"      // the group's biases start its sums
+      "ldm r3!, {r4-r7}\n"
+      "str r3, [r8, #16]\n"
+      "ldr r0, [r8, #24]\n"      // the row
+      "ldr r2, [r8, #28]\n"      // the depth
+      "mov r1, r12\n"            // the columns, depth bytes apart
+      "add r9, r1, r2\n"
+      "add r10, r9, r2\n"
+      "add r11, r10, r2\n"
+      "bic r3, r2, #15\n"
+      "add r3, r0, r3\n"
+      "str r3, [r8, #32]\n"      // the end of the whole passes
+      "cmp r0, r3\n"
+      "beq 5f\n"
+      "4:\n"
+      EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP
+      "ldr r12, [r8, #32]\n"
+      "cmp r0, r12\n"
+      "bne 4b\n"
+      "5:\n"
+      "ldr r2, [r8, #28]\n"
+      "tst r2, #8\n"            // eight more
+      "beq 8f\n"
+      EMBER_RG_STEP EMBER_RG_STEP
+      "ldr r2, [r8, #28]\n"
+      "8:\n"
+      "ands r2, r2, #7\n"        // the rest
+      "beq 7f\n"
+      "6:\n"
+      "ldrsb r3, [r0], #1\n"
+      EMBER_RG_REST("r1", "r4") EMBER_RG_REST("r9", "r5") EMBER_RG_REST("r10", "r6") EMBER_RG_REST("r11", "r7")
+      "subs r2, #1\n"
+      "bne 6b\n"
+      "7:\n"
+      "mov r12, r11\n"           // the next group's first column: w3 + depth
+      "ldm r8, {r0-r3}\n"        // mult, shift, zp, out
+      EMBER_RG_STORE("r4", 0) EMBER_RG_STORE("r5", 1) EMBER_RG_STORE("r6", 2) EMBER_RG_STORE("r7", 3)
+      "add r0, r0, #16\n"
+      "add r1, r1, #16\n"
+      "add r3, r3, #4\n"
+      "stm r8, {r0-r3}\n"
+      "ldr lr, [r8, #20]\n"
+      "cmp r3, lr\n"
+      "bne 1b\n"
+      "9:\n"
+      ".subsection 1\n"
+      EMBER_RG_TIE("r4", 0) EMBER_RG_TIE("r5", 1) EMBER_RG_TIE("r6", 2) EMBER_RG_TIE("r7", 3)
+      ".previous\n"
+      : "+r"(r8), "+r"(r12)
+      :
+      : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r9", "r10", "r11", "lr", "cc", "memory");
+}
+#undef EMBER_RG_TIE
+#undef EMBER_RG_STORE
+#undef EMBER_RG_REST
+#undef EMBER_RG_STEP
+#undef EMBER_RG_COL
+
+// The odd last row: row_groups for the column groups when the clamp is the whole int8 range,
+// then dot_1x4 and the C requantization for the groups it leaves, and a last column or three
+// one at a time.
+__attribute__((noinline)) void last_row(const MatMultS8& m) {
+  const int32_t d = m.depth, cols = m.cols;
+  const int8_t* const rhs = m.rhs;
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  const int8_t* const l0 = m.lhs + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.lhs_stride);
+  int8_t* const o0 = m.out + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.out_stride);
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+  const int32_t groups_end = cols & ~3;
+  int32_t k = 0;
+  if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
+    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d, nullptr};
+    row_groups(&g, rhs);
+    k = static_cast<int32_t>(g.out - o0);
+  }
+  for (; k < groups_end; k += 4) {
+    const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+    const int32_t s[4] = {a.a0, a.a1, a.a2, a.a3};
+    for (int32_t j = 0; j < 4; ++j) o0[k + j] = out_s8(oc, channel_requant(mult[k + j], shift[k + j]), s[j]);
+  }
+  for (; k < cols; ++k)
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+}
+
+// The 2 x 2 blocks (and an odd last row, last_row) over all of m. Its own frame: the callers'
 // tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
-__attribute__((noinline)) void blocks_2x2(const MatMultS8& m) { mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1>(m); }
+__attribute__((noinline)) void blocks_2x2(const MatMultS8& m) {
+  mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, no_wide_columns, last_row>(m);
+}
 
 // Whether shallow_groups takes the product: a loop for its depth with the table in its scratch
 // (mat_mult_s8_shallow_bytes), at least kShallowRows rows, the whole int8 range.

@@ -44,6 +44,25 @@ __attribute__((always_inline)) inline int8_t out_s8(const OutputClamp& oc, const
   return clamp_output(oc, requantize_value(q, static_cast<int32_t>(acc)));
 }
 
+// What the Cortex-M3's and the DSP tier's row_groups (an odd last row's four-column groups in
+// one asm loop) read, at fixed offsets: the next group's constants and output, advanced by the
+// asm as it stores each group, and the row.
+struct RowGroups {
+  const int32_t* mult;
+  const int32_t* shift;
+  int32_t zp;
+  int8_t* out;
+  const int32_t* bias;
+  int8_t* out_end;       // one past the last group's outputs
+  const int8_t* l0;
+  int32_t d;
+  const int8_t* passes_end;  // the DSP loop's: the end of the group's whole passes over l0
+};
+static_assert(sizeof(void*) != 4 || (offsetof(RowGroups, out) == 12 && offsetof(RowGroups, bias) == 16 &&
+                                      offsetof(RowGroups, out_end) == 20 && offsetof(RowGroups, l0) == 24 &&
+                                      offsetof(RowGroups, d) == 28 && offsetof(RowGroups, passes_end) == 32),
+              "row_groups' offsets (the asm's, on 32-bit Arm)");
+
 // No wider blocks: column pairs from column 0.
 inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
 

@@ -231,18 +231,9 @@ __attribute__((optimize("no-tree-reassoc"))) inline Acc1x4 dot_1x4(const int8_t*
 // of h and lo all zero) fixed out of line by clearing the low bit of the value before the zero
 // point, as EMBER_FAST_TIE does. The caller has checked that the clamp is the whole int8 range
 // and that there is a group. Fourteen registers are in use (sums r4-r7, the row r0, weight
-// columns r1 and r9-r11, r8 the RowGroups), more than GCC's allocator gives an asm statement,
-// so they are named; GCC's prologue saves them, and its stack-usage figure counts that.
-struct RowGroups {
-  const int32_t* mult;   // the next group's (advanced by the asm as it stores)
-  const int32_t* shift;
-  int32_t zp;
-  int8_t* out;
-  const int32_t* bias;
-  int8_t* out_end;       // one past the last group's outputs
-  const int8_t* l0;
-  int32_t d;
-};
+// columns r1 and r9-r11, r8 the RowGroups of mat_mult_s8_loops.h), more than GCC's allocator
+// gives an asm statement, so they are named; GCC's prologue saves them, and its stack-usage
+// figure counts that.
 #define EMBER_R4_MAC(x, w0, w1, w2, w3) \
   "ldrsb r12, " x "\n"                  \
   "ldrsb lr, " w0 "\n"                  \
@@ -286,8 +277,6 @@ struct RowGroups {
 // The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
 // stopped.
 __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
-  static_assert(offsetof(RowGroups, out) == 12 && offsetof(RowGroups, bias) == 16 &&
-                    offsetof(RowGroups, d) == 28, "the asm's offsets");
   register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);
   register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
   asm volatile(
@@ -366,7 +355,7 @@ __attribute__((noinline)) void last_row(const MatMultS8& m) {
   const int32_t groups_end = cols & ~3;
   int32_t k = 0;
   if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
-    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d};
+    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d, nullptr};
     row_groups(&g, rhs);
     k = static_cast<int32_t>(g.out - o0);
   }
