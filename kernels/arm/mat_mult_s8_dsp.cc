@@ -696,38 +696,11 @@ __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
 #undef EMBER_RG_STEP
 #undef EMBER_RG_COL
 
-// The odd last row: row_groups for the column groups when the clamp is the whole int8 range,
-// then dot_1x4 and the C requantization for the groups it leaves, and a last column or three
-// one at a time.
-__attribute__((noinline)) void last_row(const MatMultS8& m) {
-  const int32_t d = m.depth, cols = m.cols;
-  const int8_t* const rhs = m.rhs;
-  const int32_t* const bias = m.bias;
-  const int32_t* const mult = m.multiplier;
-  const int32_t* const shift = m.shift;
-  const int8_t* const l0 = m.lhs + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.lhs_stride);
-  int8_t* const o0 = m.out + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.out_stride);
-  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
-  const int32_t groups_end = cols & ~3;
-  int32_t k = 0;
-  if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
-    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d, nullptr};
-    row_groups(&g, rhs);
-    k = static_cast<int32_t>(g.out - o0);
-  }
-  for (; k < groups_end; k += 4) {
-    const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-    const int32_t s[4] = {a.a0, a.a1, a.a2, a.a3};
-    for (int32_t j = 0; j < 4; ++j) o0[k + j] = out_s8(oc, channel_requant(mult[k + j], shift[k + j]), s[j]);
-  }
-  for (; k < cols; ++k)
-    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
-}
 
-// The 2 x 2 blocks (and an odd last row, last_row) over all of m. Its own frame: the callers'
+// The 2 x 2 blocks (and an odd last row, row_groups) over all of m. Its own frame: the callers'
 // tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
 __attribute__((noinline)) void blocks_2x2(const MatMultS8& m) {
-  mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, no_wide_columns, last_row>(m);
+  mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, no_wide_columns, last_row_groups<row_groups, dot_1x4, dot_1x1>>(m);
 }
 
 // Whether shallow_groups takes the product: a loop for its depth with the table in its scratch

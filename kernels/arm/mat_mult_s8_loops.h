@@ -63,6 +63,38 @@ static_assert(sizeof(void*) != 4 || (offsetof(RowGroups, out) == 12 && offsetof(
                                       offsetof(RowGroups, d) == 28 && offsetof(RowGroups, passes_end) == 32),
               "row_groups' offsets (the asm's, on 32-bit Arm)");
 
+// An odd last row through a tier's row_groups (void(RowGroups*, const int8_t* w0)) when the
+// clamp is the whole int8 range, then kDot1x4 and the C requantization for the groups it
+// leaves, and the last columns one at a time. Out of line (the tier's kLastRow), so that
+// mat_mult_s8's column-pair loops keep their registers.
+template <auto kRowGroups, auto kDot1x4, auto kDot1x1>
+__attribute__((noinline)) void last_row_groups(const MatMultS8& m) {
+  const int32_t d = m.depth, cols = m.cols;
+  const int8_t* const rhs = m.rhs;
+  const int32_t* const bias = m.bias;
+  const int32_t* const mult = m.multiplier;
+  const int32_t* const shift = m.shift;
+  const int8_t* const l0 = m.lhs + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.lhs_stride);
+  int8_t* const o0 = m.out + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.out_stride);
+  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
+  const int32_t groups_end = cols & ~3;
+  int32_t k = 0;
+  if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
+    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d, nullptr};
+    kRowGroups(&g, rhs);
+    k = static_cast<int32_t>(g.out - o0);
+  }
+  for (; k < groups_end; k += 4) {
+    const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
+    o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
+    o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
+    o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
+  }
+  for (; k < cols; ++k)
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+}
+
 // No wider blocks: column pairs from column 0.
 inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
 

@@ -340,34 +340,7 @@ inline uint32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t d, int32_t bia
 }
 
 #if defined(__ARM_ARCH_7M__)
-// The odd last row: row_groups for the column groups when the clamp is the whole int8 range,
-// then dot_1x4 and the C requantization for the groups it leaves, and a last column or three
-// one at a time.
-__attribute__((noinline)) void last_row(const MatMultS8& m) {
-  const int32_t d = m.depth, cols = m.cols;
-  const int8_t* const rhs = m.rhs;
-  const int32_t* const bias = m.bias;
-  const int32_t* const mult = m.multiplier;
-  const int32_t* const shift = m.shift;
-  const int8_t* const l0 = m.lhs + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.lhs_stride);
-  int8_t* const o0 = m.out + static_cast<size_t>(m.rows - 1) * static_cast<size_t>(m.out_stride);
-  const OutputClamp oc = output_clamp(m.output_zp, m.act_min, m.act_max);
-  const int32_t groups_end = cols & ~3;
-  int32_t k = 0;
-  if (groups_end > 0 && m.act_min == -128 && m.act_max == 127) {
-    RowGroups g{mult, shift, oc.zp, o0, bias, o0 + groups_end, l0, d, nullptr};
-    row_groups(&g, rhs);
-    k = static_cast<int32_t>(g.out - o0);
-  }
-  for (; k < groups_end; k += 4) {
-    const Acc1x4 a = dot_1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-    const uint32_t s[4] = {a.a0, a.a1, a.a2, a.a3};
-    for (int32_t j = 0; j < 4; ++j) o0[k + j] = out_s8(oc, channel_requant(mult[k + j], shift[k + j]), s[j]);
-  }
-  for (; k < cols; ++k)
-    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), dot_1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
-}
-constexpr auto kLastRow = last_row;
+constexpr auto kLastRow = last_row_groups<row_groups, dot_1x4, dot_1x1>;
 #else
 constexpr auto kLastRow = nullptr;  // mat_mult_s8_loops.h's, with dot_1x4
 #endif
