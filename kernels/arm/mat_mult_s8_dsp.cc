@@ -601,36 +601,24 @@ __attribute__((noinline)) void shallow_group(ShallowFrame& f) {
 #define EMBER_RG_REST(w, A)           \
   "ldrsb r12, [" w "], #1\n"          \
   "mla " A ", r3, r12, " A "\n"
-// Output j from the sum in register A: r0 mult, r1 shift, r2 zp, r3 out; r9-r11 and lr scratch.
+// Output j from the sum in register A (mat_mult_s8_loops.h's frame): SMMLA onto the rounding
+// constant (h in r10), h >> right, and a possible tie (the dropped bits of h, and the product's
+// low word by MUL, all zero) out of line.
 #define EMBER_RG_STORE(A, j)          \
-  "ldr r9, [r1, #4*" #j "]\n"         \
-  "mvn r9, r9\n"                      \
-  "sub r10, r9, #1\n"                 \
-  "cmp r10, #21\n"                    \
-  "bhi 9f\n"                          \
-  "ldr lr, [r0, #4*" #j "]\n"         \
-  "mov r11, #1\n"                     \
-  "lsl r10, r11, r10\n"               \
-  "lsl r11, r2, r9\n"                 \
-  "add r10, r10, r11\n"               \
+  EMBER_ROW_OUT_CONSTANTS(j)          \
   "smmla r10, " A ", lr, r10\n"       \
   "rsb r11, r9, #32\n"                \
   "lsls r11, r10, r11\n"              \
   "beq 3" #j "f\n"                    \
   "asr " A ", r10, r9\n"              \
-  "2" #j ":\n"                        \
-  "ssat " A ", #8, " A "\n"           \
-  "strb " A ", [r3, #" #j "]\n"
+  EMBER_ROW_OUT_STORE(A, j)
 #define EMBER_RG_TIE(A, j)            \
   "3" #j ":\n"                        \
   "mul r11, " A ", lr\n"              \
   "asr " A ", r10, r9\n"              \
   "cmp r11, #0\n"                     \
   "bne 2" #j "b\n"                    \
-  "sub " A ", " A ", r2\n"            \
-  "bic " A ", " A ", #1\n"            \
-  "add " A ", " A ", r2\n"            \
-  "b 2" #j "b\n"
+  EMBER_ROW_TIE_EVEN(A, j)
 // The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
 // stopped.
 __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
@@ -638,15 +626,7 @@ __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
   register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
   asm volatile(
       "1:\n"
-      "ldr r3, [r8, #16]\n"      // the group's biases start its sums
-      "ldm r3!, {r4-r7}\n"
-      "str r3, [r8, #16]\n"
-      "ldr r0, [r8, #24]\n"      // the row
-      "ldr r2, [r8, #28]\n"      // the depth
-      "mov r1, r12\n"            // the columns, depth bytes apart
-      "add r9, r1, r2\n"
-      "add r10, r9, r2\n"
-      "add r11, r10, r2\n"
+      EMBER_ROW_GROUP_START
       "bic r3, r2, #15\n"
       "add r3, r0, r3\n"
       "str r3, [r8, #32]\n"      // the end of the whole passes
@@ -672,17 +652,9 @@ __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
       "subs r2, #1\n"
       "bne 6b\n"
       "7:\n"
-      "mov r12, r11\n"           // the next group's first column: w3 + depth
-      "ldm r8, {r0-r3}\n"        // mult, shift, zp, out
+      EMBER_ROW_GROUP_OUTPUTS
       EMBER_RG_STORE("r4", 0) EMBER_RG_STORE("r5", 1) EMBER_RG_STORE("r6", 2) EMBER_RG_STORE("r7", 3)
-      "add r0, r0, #16\n"
-      "add r1, r1, #16\n"
-      "add r3, r3, #4\n"
-      "stm r8, {r0-r3}\n"
-      "ldr lr, [r8, #20]\n"
-      "cmp r3, lr\n"
-      "bne 1b\n"
-      "9:\n"
+      EMBER_ROW_GROUP_NEXT
       ".subsection 1\n"
       EMBER_RG_TIE("r4", 0) EMBER_RG_TIE("r5", 1) EMBER_RG_TIE("r6", 2) EMBER_RG_TIE("r7", 3)
       ".previous\n"

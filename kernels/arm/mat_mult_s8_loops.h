@@ -63,6 +63,23 @@ static_assert(sizeof(void*) != 4 || (offsetof(RowGroups, out) == 12 && offsetof(
                                       offsetof(RowGroups, d) == 28 && offsetof(RowGroups, passes_end) == 32),
               "row_groups' offsets (the asm's, on 32-bit Arm)");
 
+// Columns [k, cols) of the row l0 (outputs o0; k a multiple of 4): four at a time through
+// kDot1x4, then one at a time, each output requantized in C.
+template <auto kDot1x4, auto kDot1x1>
+__attribute__((always_inline)) inline void row_in_c(const int8_t* l0, int8_t* o0, int32_t k, const int8_t* rhs,
+                                                    int32_t cols, int32_t d, const int32_t* bias, const int32_t* mult,
+                                                    const int32_t* shift, const OutputClamp& oc) {
+  for (; k + 4 <= cols; k += 4) {
+    const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
+    o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
+    o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
+    o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
+  }
+  for (; k < cols; ++k)
+    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+}
+
 // An odd last row through a tier's row_groups (void(RowGroups*, const int8_t* w0)) when the
 // clamp is the whole int8 range, then kDot1x4 and the C requantization for the groups it
 // leaves, and the last columns one at a time. Out of line (the tier's kLastRow), so that
@@ -84,16 +101,62 @@ __attribute__((noinline)) void last_row_groups(const MatMultS8& m) {
     kRowGroups(&g, rhs);
     k = static_cast<int32_t>(g.out - o0);
   }
-  for (; k < groups_end; k += 4) {
-    const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
-    o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
-    o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
-    o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
-  }
-  for (; k < cols; ++k)
-    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+  row_in_c<kDot1x4, kDot1x1>(l0, o0, k, rhs, cols, d, bias, mult, shift, oc);
 }
+
+// The frame of both tiers' row_groups asm (r8 the RowGroups, r12 the next group's first weight
+// column, label 1 the group loop, 9 the stop): EMBER_ROW_GROUP_START starts the group's sums
+// at its biases (r4-r7; advancing g->bias) and loads the row (r0), the depth (r2) and the four
+// columns, depth bytes apart (r1, r9, r10, r11); EMBER_ROW_GROUP_OUTPUTS, after the sums,
+// keeps the next group's first column (w3 + depth) and loads mult, shift, zp and out (r0-r3);
+// EMBER_ROW_OUT_CONSTANTS(j) stops at label 9 unless output j's right = -1 - shift (r9) is in
+// [1, 22], then loads its multiplier (lr) and forms its rounding constant 2^(right-1) +
+// (zp << right) (r10; r11 scratch); EMBER_ROW_OUT_STORE(A, j) saturates and stores it;
+// EMBER_ROW_TIE_EVEN(A, j) clears the low bit of a tie's value before the zero point (half to
+// even, as EMBER_FAST_TIE); EMBER_ROW_GROUP_NEXT advances past the four outputs stored and
+// loops until g->out_end.
+#define EMBER_ROW_GROUP_START \
+  "ldr r3, [r8, #16]\n"       \
+  "ldm r3!, {r4-r7}\n"        \
+  "str r3, [r8, #16]\n"       \
+  "ldr r0, [r8, #24]\n"       \
+  "ldr r2, [r8, #28]\n"       \
+  "mov r1, r12\n"             \
+  "add r9, r1, r2\n"          \
+  "add r10, r9, r2\n"         \
+  "add r11, r10, r2\n"
+#define EMBER_ROW_GROUP_OUTPUTS \
+  "mov r12, r11\n"              \
+  "ldm r8, {r0-r3}\n"
+#define EMBER_ROW_OUT_CONSTANTS(j) \
+  "ldr r9, [r1, #4*" #j "]\n"      \
+  "mvn r9, r9\n"                   \
+  "sub r10, r9, #1\n"              \
+  "cmp r10, #21\n"                 \
+  "bhi 9f\n"                       \
+  "ldr lr, [r0, #4*" #j "]\n"      \
+  "mov r11, #1\n"                  \
+  "lsl r10, r11, r10\n"            \
+  "lsl r11, r2, r9\n"              \
+  "add r10, r10, r11\n"
+#define EMBER_ROW_OUT_STORE(A, j) \
+  "2" #j ":\n"                    \
+  "ssat " A ", #8, " A "\n"       \
+  "strb " A ", [r3, #" #j "]\n"
+#define EMBER_ROW_TIE_EVEN(A, j) \
+  "sub " A ", " A ", r2\n"       \
+  "bic " A ", " A ", #1\n"       \
+  "add " A ", " A ", r2\n"       \
+  "b 2" #j "b\n"
+#define EMBER_ROW_GROUP_NEXT \
+  "add r0, r0, #16\n"        \
+  "add r1, r1, #16\n"        \
+  "add r3, r3, #4\n"         \
+  "stm r8, {r0-r3}\n"        \
+  "ldr lr, [r8, #20]\n"      \
+  "cmp r3, lr\n"             \
+  "bne 1b\n"                 \
+  "9:\n"
 
 // No wider blocks: column pairs from column 0.
 inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
@@ -144,18 +207,7 @@ __attribute__((always_inline)) inline void mat_mult_s8_loops(const MatMultS8& m)
     if (rows & 1) kLastRow(m);
   } else if (rows & 1) {  // the last row, four columns at a time
     const int32_t r = rows - 1;
-    const int8_t* l0 = lhs + r * lhs_stride;
-    int8_t* o0 = out + r * out_stride;
-    int32_t k = 0;
-    for (; k + 4 <= cols; k += 4) {
-      const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
-      o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
-      o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
-      o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
-    }
-    for (; k < cols; ++k)
-      o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
+    row_in_c<kDot1x4, kDot1x1>(lhs + r * lhs_stride, out + r * out_stride, 0, rhs, cols, d, bias, mult, shift, oc);
   }
 }
 
