@@ -71,10 +71,8 @@ __attribute__((always_inline)) inline void row_in_c(const int8_t* l0, int8_t* o0
                                                     const int32_t* shift, const OutputClamp& oc) {
   for (; k + 4 <= cols; k += 4) {
     const auto a = kDot1x4(l0, rhs + static_cast<size_t>(k) * d, d, bias + k);
-    o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), a.a0);
-    o0[k + 1] = out_s8(oc, channel_requant(mult[k + 1], shift[k + 1]), a.a1);
-    o0[k + 2] = out_s8(oc, channel_requant(mult[k + 2], shift[k + 2]), a.a2);
-    o0[k + 3] = out_s8(oc, channel_requant(mult[k + 3], shift[k + 3]), a.a3);
+    const decltype(a.a0) sums[4] = {a.a0, a.a1, a.a2, a.a3};  // a loop, not four inlined copies
+    for (int32_t j = 0; j < 4; ++j) o0[k + j] = out_s8(oc, channel_requant(mult[k + j], shift[k + j]), sums[j]);
   }
   for (; k < cols; ++k)
     o0[k] = out_s8(oc, channel_requant(mult[k], shift[k]), kDot1x1(l0, rhs + static_cast<size_t>(k) * d, d, bias[k]));
