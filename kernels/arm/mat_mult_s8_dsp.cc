@@ -621,47 +621,35 @@ __attribute__((noinline)) void shallow_group(ShallowFrame& f) {
   EMBER_ROW_TIE_EVEN(A, j)
 // The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
 // stopped.
+#define EMBER_RG_SUMS \
+  "bic r3, r2, #15\n" \
+  "add r3, r0, r3\n" \
+  "str r3, [r8, #32]\n"  /* the end of the whole passes */ \
+  "cmp r0, r3\n" \
+  "beq 5f\n" \
+  "4:\n" \
+  EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP \
+  "ldr r12, [r8, #32]\n" \
+  "cmp r0, r12\n" \
+  "bne 4b\n" \
+  "5:\n" \
+  "ldr r2, [r8, #28]\n" \
+  "tst r2, #8\n"  /* eight more */ \
+  "beq 8f\n" \
+  EMBER_RG_STEP EMBER_RG_STEP \
+  "ldr r2, [r8, #28]\n" \
+  "8:\n" \
+  "ands r2, r2, #7\n"  /* the rest */ \
+  "beq 7f\n" \
+  "6:\n" \
+  "ldrsb r3, [r0], #1\n" \
+  EMBER_RG_REST("r1", "r4") EMBER_RG_REST("r9", "r5") EMBER_RG_REST("r10", "r6") EMBER_RG_REST("r11", "r7") \
+  "subs r2, #1\n" \
+  "bne 6b\n"
 __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
-  register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);
-  register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
-  asm volatile(
-      "1:\n"
-      EMBER_ROW_GROUP_START
-      "bic r3, r2, #15\n"
-      "add r3, r0, r3\n"
-      "str r3, [r8, #32]\n"      // the end of the whole passes
-      "cmp r0, r3\n"
-      "beq 5f\n"
-      "4:\n"
-      EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP EMBER_RG_STEP
-      "ldr r12, [r8, #32]\n"
-      "cmp r0, r12\n"
-      "bne 4b\n"
-      "5:\n"
-      "ldr r2, [r8, #28]\n"
-      "tst r2, #8\n"            // eight more
-      "beq 8f\n"
-      EMBER_RG_STEP EMBER_RG_STEP
-      "ldr r2, [r8, #28]\n"
-      "8:\n"
-      "ands r2, r2, #7\n"        // the rest
-      "beq 7f\n"
-      "6:\n"
-      "ldrsb r3, [r0], #1\n"
-      EMBER_RG_REST("r1", "r4") EMBER_RG_REST("r9", "r5") EMBER_RG_REST("r10", "r6") EMBER_RG_REST("r11", "r7")
-      "subs r2, #1\n"
-      "bne 6b\n"
-      "7:\n"
-      EMBER_ROW_GROUP_OUTPUTS
-      EMBER_RG_STORE("r4", 0) EMBER_RG_STORE("r5", 1) EMBER_RG_STORE("r6", 2) EMBER_RG_STORE("r7", 3)
-      EMBER_ROW_GROUP_NEXT
-      ".subsection 1\n"
-      EMBER_RG_TIE("r4", 0) EMBER_RG_TIE("r5", 1) EMBER_RG_TIE("r6", 2) EMBER_RG_TIE("r7", 3)
-      ".previous\n"
-      : "+r"(r8), "+r"(r12)
-      :
-      : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r9", "r10", "r11", "lr", "cc", "memory");
+  EMBER_ROW_GROUPS(EMBER_RG_SUMS, EMBER_RG_STORE, EMBER_RG_TIE);
 }
+#undef EMBER_RG_SUMS
 #undef EMBER_RG_TIE
 #undef EMBER_RG_STORE
 #undef EMBER_RG_REST

@@ -156,6 +156,19 @@ __attribute__((noinline)) void last_row_groups(const MatMultS8& m) {
   "bne 1b\n"                 \
   "9:\n"
 
+// The body of a tier's row_groups(RowGroups* g, const int8_t* w0): the group loop of the frame
+// above around the tier's SUMS (from EMBER_ROW_GROUP_START's registers to label 7, leaving the
+// four sums in r4-r7) and its output macros STORE(A, j) and TIE(A, j) (out of line).
+#define EMBER_ROW_GROUPS(SUMS, STORE, TIE)                                                        \
+  register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);                              \
+  register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);                           \
+  asm volatile("1:\n" EMBER_ROW_GROUP_START SUMS "7:\n" EMBER_ROW_GROUP_OUTPUTS                  \
+               STORE("r4", 0) STORE("r5", 1) STORE("r6", 2) STORE("r7", 3) EMBER_ROW_GROUP_NEXT   \
+               ".subsection 1\n" TIE("r4", 0) TIE("r5", 1) TIE("r6", 2) TIE("r7", 3) ".previous\n" \
+               : "+r"(r8), "+r"(r12)                                                               \
+               :                                                                                   \
+               : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r9", "r10", "r11", "lr", "cc", "memory")
+
 // No wider blocks: column pairs from column 0.
 inline int32_t no_wide_columns(const MatMultLocals&) { return 0; }
 

@@ -264,41 +264,29 @@ __attribute__((optimize("no-tree-reassoc"))) inline Acc1x4 dot_1x4(const int8_t*
   EMBER_ROW_TIE_EVEN(A, j)
 // The groups from g->out to g->out_end, the first group's weights at w0; g->out is where it
 // stopped.
+#define EMBER_R4_SUMS \
+  "bic r3, r2, #15\n" \
+  "add r3, r0, r3\n"  /* the end of the whole passes */ \
+  "and r2, r2, #15\n"  /* the rest */ \
+  "cmp r0, r3\n" \
+  "beq 5f\n" \
+  "4:\n" \
+  EMBER_R4_OFF(1) EMBER_R4_OFF(2) EMBER_R4_OFF(3) EMBER_R4_OFF(4) EMBER_R4_OFF(5) EMBER_R4_OFF(6) \
+  EMBER_R4_OFF(7) EMBER_R4_OFF(8) EMBER_R4_OFF(9) EMBER_R4_OFF(10) EMBER_R4_OFF(11) EMBER_R4_OFF(12) \
+  EMBER_R4_OFF(13) EMBER_R4_OFF(14) EMBER_R4_OFF(15) \
+  EMBER_R4_MAC("[r0], #16", "[r1], #16", "[r9], #16", "[r10], #16", "[r11], #16") \
+  "cmp r0, r3\n" \
+  "bne 4b\n" \
+  "5:\n" \
+  "cbz r2, 7f\n" \
+  "6:\n" \
+  EMBER_R4_MAC("[r0], #1", "[r1], #1", "[r9], #1", "[r10], #1", "[r11], #1") \
+  "subs r2, #1\n" \
+  "bne 6b\n"
 __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
-  register uintptr_t r8 asm("r8") = reinterpret_cast<uintptr_t>(g);
-  register uintptr_t r12 asm("r12") = reinterpret_cast<uintptr_t>(w0);
-  asm volatile(
-      "1:\n"
-      EMBER_ROW_GROUP_START
-      "bic r3, r2, #15\n"
-      "add r3, r0, r3\n"         // the end of the whole passes
-      "and r2, r2, #15\n"        // the rest
-      "cmp r0, r3\n"
-      "beq 5f\n"
-      "4:\n"
-      EMBER_R4_OFF(1) EMBER_R4_OFF(2) EMBER_R4_OFF(3) EMBER_R4_OFF(4) EMBER_R4_OFF(5) EMBER_R4_OFF(6)
-      EMBER_R4_OFF(7) EMBER_R4_OFF(8) EMBER_R4_OFF(9) EMBER_R4_OFF(10) EMBER_R4_OFF(11) EMBER_R4_OFF(12)
-      EMBER_R4_OFF(13) EMBER_R4_OFF(14) EMBER_R4_OFF(15)
-      EMBER_R4_MAC("[r0], #16", "[r1], #16", "[r9], #16", "[r10], #16", "[r11], #16")
-      "cmp r0, r3\n"
-      "bne 4b\n"
-      "5:\n"
-      "cbz r2, 7f\n"
-      "6:\n"
-      EMBER_R4_MAC("[r0], #1", "[r1], #1", "[r9], #1", "[r10], #1", "[r11], #1")
-      "subs r2, #1\n"
-      "bne 6b\n"
-      "7:\n"
-      EMBER_ROW_GROUP_OUTPUTS
-      EMBER_R4_STORE("r4", 0) EMBER_R4_STORE("r5", 1) EMBER_R4_STORE("r6", 2) EMBER_R4_STORE("r7", 3)
-      EMBER_ROW_GROUP_NEXT
-      ".subsection 1\n"
-      EMBER_R4_TIE("r4", 0) EMBER_R4_TIE("r5", 1) EMBER_R4_TIE("r6", 2) EMBER_R4_TIE("r7", 3)
-      ".previous\n"
-      : "+r"(r8), "+r"(r12)
-      :
-      : "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r9", "r10", "r11", "lr", "cc", "memory");
+  EMBER_ROW_GROUPS(EMBER_R4_SUMS, EMBER_R4_STORE, EMBER_R4_TIE);
 }
+#undef EMBER_R4_SUMS
 #undef EMBER_R4_TIE
 #undef EMBER_R4_STORE
 #undef EMBER_R4_OFF
