@@ -656,7 +656,6 @@ __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
 #undef EMBER_RG_STEP
 #undef EMBER_RG_COL
 
-
 // The 2 x 2 blocks (and an odd last row, row_groups) over all of m. Its own frame: the callers'
 // tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
 __attribute__((noinline)) void blocks_2x2(const MatMultS8& m) {
