@@ -25,18 +25,8 @@ Outcome test_lut_s8(uint32_t seed, int32_t cases) {
     const int32_t dims[1] = {n}, table_dims[1] = {256};
     rt::TensorView ins[2] = {make_view(g_in, rt::DType::Int8, 1, dims, false),
                              make_view(g_table, rt::DType::Int8, 1, table_dims, true)};
-    rt::TensorView want[1] = {make_view(g_want, rt::DType::Int8, 1, dims, false)};
-    const rt::OpContext want_ctx{ins, 2, want, 1, nullptr, 0, nullptr, 0};
-    const bool refused = kernels::check_lut_s8(want_ctx) != rt::Status::Ok;  // a bad case
-    if (!refused) kernels::run_lut_s8(want_ctx);
-    for (int32_t j = 0; j < n + 16; ++j) g_got[j] = 0x55;
-    if (r.one_in(3)) {  // in place, as the compiler plans it
-      for (int32_t j = 0; j < n; ++j) g_got[j] = g_in[j];
-      ins[0] = make_view(g_got, rt::DType::Int8, 1, dims, false);
-    }
-    rt::TensorView got[1] = {make_view(g_got, rt::DType::Int8, 1, dims, false)};
-    compare_optimized(o, i, refused, &check_lut_s8, &run_lut_s8, rt::OpContext{ins, 2, got, 1, nullptr, 0, nullptr, 0},
-                      g_got, g_want, n);
+    compare_same_shape(o, i, r, 3, &kernels::check_lut_s8, &kernels::run_lut_s8, &check_lut_s8, &run_lut_s8, ins, 2,
+                       nullptr, 0, 1, dims, g_in, g_got, g_want);
   }
   return o;
 }

@@ -107,6 +107,15 @@ using KernelFn = rt::Status (*)(const rt::OpContext&);
 void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, KernelFn run, const rt::OpContext& ctx,
                        int8_t* got, const int8_t* want, int32_t n);
 
+/// One case of a kernel whose output has input 0's shape (rank, dims), ins[0] over `in`: the
+/// portable kernel's output into want, then, in place over a copy of `in` in one case in
+/// `in_place_one_in` (as the compiler plans it), the optimized one's into got (16 guard bytes
+/// after), counted by compare_optimized.
+void compare_same_shape(Outcome& o, int32_t index, Rng& r, int32_t in_place_one_in, KernelFn check_portable,
+                        KernelFn run_portable, KernelFn check_optimized, KernelFn run_optimized, rt::TensorView* ins,
+                        size_t n_ins, const int32_t* ints, size_t n_ints, int32_t rank, const int32_t* dims,
+                        const int8_t* in, int8_t* got, int8_t* want);
+
 /// Inputs the compiler adds for the optimized kernel, from the op's parameters: appended to
 /// `extra`, their count returned (0: none for this case).
 using AddedInputs = size_t (*)(Rng&, const int32_t* ints, rt::TensorView* extra);

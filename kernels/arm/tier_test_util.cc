@@ -42,6 +42,25 @@ void compare_optimized(Outcome& o, int32_t index, bool refused, KernelFn check, 
   }
 }
 
+void compare_same_shape(Outcome& o, int32_t index, Rng& r, int32_t in_place_one_in, KernelFn check_portable,
+                        KernelFn run_portable, KernelFn check_optimized, KernelFn run_optimized, rt::TensorView* ins,
+                        size_t n_ins, const int32_t* ints, size_t n_ints, int32_t rank, const int32_t* dims,
+                        const int8_t* in, int8_t* got, int8_t* want) {
+  const int32_t n = element_count(dims, rank);
+  rt::TensorView want_view[1] = {make_view(want, rt::DType::Int8, rank, dims, false)};
+  const rt::OpContext want_ctx{ins, n_ins, want_view, 1, ints, n_ints, nullptr, 0};
+  const bool refused = check_portable(want_ctx) != rt::Status::Ok;  // a bad case
+  if (!refused) run_portable(want_ctx);
+  for (int32_t j = 0; j < n + 16; ++j) got[j] = 0x55;
+  if (r.one_in(in_place_one_in)) {
+    for (int32_t j = 0; j < n; ++j) got[j] = in[j];
+    ins[0] = make_view(got, rt::DType::Int8, rank, dims, false);
+  }
+  rt::TensorView got_view[1] = {make_view(got, rt::DType::Int8, rank, dims, false)};
+  compare_optimized(o, index, refused, check_optimized, run_optimized,
+                    rt::OpContext{ins, n_ins, got_view, 1, ints, n_ints, nullptr, 0}, got, want, n);
+}
+
 int32_t random_zero_point(Rng& r) {
   switch (r.range(0, 4)) {
     case 0: return -128;
