@@ -578,10 +578,10 @@ __attribute__((noinline)) void shallow_group(ShallowFrame& f) {
 // one asm loop over the column groups, as the Cortex-M3's row_groups (mat_mult_s8_scalar.cc)
 // does: per group sixteen depth elements per pass (92 instructions per 64 MACs as dot_1x4's
 // loop, then the end read from the RowGroups, compare, branch), eight more once if the depth
-// holds them, the rest one element per turn, then each
-// output in the FastOut form with its constants formed from its multiplier and shift inside
-// the asm, since each serves one output here (17 instructions: the rounding constant, SMMLA
-// onto it, the tie test, SSAT, STRB; a possible tie fixed out of line as EMBER_FAST_TIE does).
+// holds them, the rest one element per turn, then each output in the FastOut form with its
+// constants formed from its multiplier and shift inside the asm, since each serves one output
+// here (17 instructions: the rounding constant, SMMLA onto it, the tie test, SSAT, STRB; a
+// possible tie fixed out of line as EMBER_FAST_TIE does).
 // A shift outside [-23, -2] stops the loop before that group (its outputs already stored were
 // right) and the caller's C path takes the rest; the caller has checked that the clamp is the
 // whole int8 range. Fourteen registers are in use (sums r4-r7, the row r0, weight columns r1
