@@ -70,22 +70,30 @@ std::string dims_json(const fb::Tensor& t) {
   return out + "]";
 }
 
-// Tensor t's name: the t-th NUL-ended entry of tensor_names ("" when there is none).
-std::string name_of(const fb::Program& p, int32_t t) {
-  const std::string names = str(p.tensor_names());
-  size_t at = 0;
-  for (int32_t i = 0; i < t && at < names.size(); ++i) {
-    const size_t nul = names.find('\0', at);
-    at = nul == std::string::npos ? names.size() : nul + 1;
+// The NUL-ended entries of tensor_names, split once so a lookup is constant time (a lookup that
+// walked the string made inspect quadratic in the file).
+using Names = std::vector<std::string>;
+Names split_names(const fb::Program& p) {
+  Names names;
+  const std::string all = str(p.tensor_names());
+  for (size_t at = 0; at < all.size();) {
+    const size_t nul = std::min(all.find('\0', at), all.size());
+    names.push_back(all.substr(at, nul - at));
+    at = nul + 1;
   }
-  if (t < 0 || at >= names.size()) return "";
-  return names.substr(at, names.find('\0', at) - at);
+  return names;
 }
 
-std::string io(const fb::Program& p, int32_t index) {
+// Tensor t's name ("" when there is none).
+const std::string& name_of(const Names& names, int32_t t) {
+  static const std::string kNone;
+  return t < 0 || static_cast<size_t>(t) >= names.size() ? kNone : names[static_cast<size_t>(t)];
+}
+
+std::string io(const fb::Program& p, const Names& names, int32_t index) {
   if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return "null";
   const fb::Tensor* t = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
-  std::string out = "{\"name\": " + quote(name_of(p, index)) + ", \"shape\": " + dims_json(*t) +
+  std::string out = "{\"name\": " + quote(name_of(names, index)) + ", \"shape\": " + dims_json(*t) +
                     ", \"dtype\": " + quote(dtype_str(t->dtype())) +
                     ", \"layout\": " + quote(t->layout() == fb::Layout::Nchw ? "nchw_as_nhwc"
                                                      : t->layout() == fb::Layout::Ncl ? "ncl_as_nl1c" : "as_model");
@@ -131,9 +139,10 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     *error = "program file lacks required fields";
     return "";
   }
+  const Names names = split_names(p);
   auto tensor_name = [&](int32_t t) {
     return t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()
-               ? std::string("null") : quote(name_of(p, t));
+               ? std::string("null") : quote(name_of(names, t));
   };
   auto tensor_shape = [&](int32_t t) {
     if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return std::string("null");
@@ -182,7 +191,7 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     for (int32_t d : shape_of(*x)) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
     const std::string region = x->region() < p.regions()->size() ? str(p.regions()->Get(x->region())->name()) : "?";
     if (buffers.size() > 1) buffers += ", ";
-    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(name_of(p, t)) +
+    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(name_of(names, t)) +
                ", \"shape\": " + dims_json(*x) +
                ", \"dtype\": " + quote(dtype_str(x->dtype())) + ", \"region\": " + quote(region) +
                ", \"offset\": " + std::to_string(x->offset()) + ", \"bytes\": " + std::to_string(bytes) +
@@ -203,11 +212,12 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     const KernelInfo* info = kernel_info(k);
     return quote(info ? info->name : "unknown");
   });
-  return "{\"version\": " + std::to_string(p.version()) + ", \"file_bytes\": " + std::to_string(size) +
+  return "{\"version\": " + std::to_string(p.version()) + ", \"target\": " + quote(str(p.target())) +
+         ", \"file_bytes\": " + std::to_string(size) +
          ", \"constant_bytes\": " + std::to_string(p.constant_data() ? p.constant_data()->size() : 0) +
          ", \"num_tensors\": " + std::to_string(p.tensors()->size()) +
-         ", \"inputs\": " + list(p.inputs(), [&](int32_t t) { return io(p, t); }) +
-         ", \"outputs\": " + list(p.outputs(), [&](int32_t t) { return io(p, t); }) +
+         ", \"inputs\": " + list(p.inputs(), [&](int32_t t) { return io(p, names, t); }) +
+         ", \"outputs\": " + list(p.outputs(), [&](int32_t t) { return io(p, names, t); }) +
          ", \"memory\": {\"regions\": " + regions + ", \"arena_bytes\": " + std::to_string(arena) +
          ", \"lower_bound_bytes\": " + std::to_string(p.lower_bound()) + ", \"peak_op\": " + peak_op +
          ", \"peak_op_index\": " + std::to_string(peak) + ", \"buffers\": " + buffers + "}" +

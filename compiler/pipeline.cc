@@ -106,7 +106,7 @@ CompileResult compile(Graph graph, const Target& target, const CompileOptions& o
       result.ir_dumps += "// after " + std::string(pass.name) + "\n" + print_ir(graph);
   }
   diag.set_pass("serialize");
-  result.program = serialize(graph, diag);
+  result.program = serialize(graph, target.name, diag);
   result.ok = diag.empty();
   result.diagnostics = diag.str();
   return result;

@@ -26,7 +26,7 @@ bool to_schema_dtype(DType dtype, fb::DType* out) {
 
 }  // namespace
 
-std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
+std::vector<uint8_t> serialize(const Graph& g, const std::string& target, Diagnostics& diag) {
   // Tensors in first-use order (inputs, then op operands, then outputs), arena tensors first.
   std::map<int, int> index;
   std::vector<int> order;
@@ -139,11 +139,12 @@ std::vector<uint8_t> serialize(const Graph& g, Diagnostics& diag) {
     fbb.ForceVectorAlignment(constants.size(), sizeof(uint8_t), 16);
     constant_data = fbb.CreateVector(constants);
   }
+  const auto target_name = fbb.CreateString(target);
   auto root = fb::CreateProgram(fbb, kSchemaVersion, fbb.CreateVectorOfStructs(tensors), fbb.CreateString(names),
                                 fbb.CreateVector(ops),
                                 fbb.CreateVector(inputs), fbb.CreateVector(outputs), fbb.CreateVector(regions),
                                 fbb.CreateVector(kernel_list), constant_data,
-                                static_cast<uint32_t>(g.lower_bound), peak);
+                                static_cast<uint32_t>(g.lower_bound), peak, target_name);
   fb::FinishProgramBuffer(fbb, root);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }

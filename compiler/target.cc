@@ -33,16 +33,6 @@ constexpr RegionRow kRegions[] = {
 
 }  // namespace
 
-const char* tier_name(Tier tier) {
-  switch (tier) {
-    case Tier::Portable: return "portable";
-    case Tier::Scalar: return "scalar";
-    case Tier::Dsp: return "dsp";
-    case Tier::Mve: return "mve";
-  }
-  return "?";
-}
-
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const auto& row : kTargets) names.push_back(row.name);

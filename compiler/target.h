@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/arm/tier.h"
+
 namespace ember::compiler {
 
-enum class Tier { Portable, Scalar, Dsp, Mve };
-
-const char* tier_name(Tier tier);
+using kernels::Tier;
 
 struct MemoryRegion {
   std::string name;

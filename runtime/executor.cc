@@ -12,6 +12,16 @@
 #include "schema/program_generated.h"
 
 namespace ember::rt {
+namespace {
+
+// Whether [a, a + a_size) and [b, b + b_size) share no byte. Unsigned distances, so no sum can
+// wrap whatever addresses the caller passes.
+bool apart(const void* a, size_t a_size, const void* b, size_t b_size) {
+  const uintptr_t x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return a_size == 0 || b_size == 0 || (x - y >= b_size && y - x >= a_size);
+}
+
+}  // namespace
 
 Status Executor::init(const Program& program, Span<const Span<uint8_t>> regions) {
   program_ = nullptr;
@@ -35,6 +45,20 @@ Status Executor::init(const Program& program, Span<const Span<uint8_t>> regions)
                           "executor: region %" PRIu32 " (%s) has %" PRIu32 " bytes, needs %" PRIu32,
                           static_cast<uint32_t>(r), program.region_name(r),
                           static_cast<uint32_t>(regions[r].size()), program.region_size(r));
+  }
+  // The contract says regions and the file are apart; a caller that breaks it would have the
+  // first set_input overwrite the flatbuffer the executor then reads. Only the bytes the plan
+  // uses count.
+  for (size_t r = 0; r < needed; ++r) {
+    const uint8_t* base = regions[r].data();
+    const size_t size = program.region_size(r);
+    EMBER_CHECK_OR_RETURN(apart(base, size, program.file_.data(), program.file_.size()),
+                          Status::OverlappingMemory, "executor: region %" PRIu32 " overlaps the program file",
+                          static_cast<uint32_t>(r));
+    for (size_t q = 0; q < r; ++q)
+      EMBER_CHECK_OR_RETURN(apart(base, size, regions[q].data(), program.region_size(q)),
+                            Status::OverlappingMemory, "executor: regions %" PRIu32 " and %" PRIu32 " overlap",
+                            static_cast<uint32_t>(q), static_cast<uint32_t>(r));
   }
   for (size_t r = 0; r < needed; ++r) regions_[r] = regions[r];
   num_regions_ = needed;

@@ -56,10 +56,8 @@ Status Program::load(Span<const uint8_t> file, const KernelTable& kernels, Progr
   Program p;
   p.root_ = root;
   p.kernels_ = kernels;
-  if (root->constant_data() != nullptr) {
-    p.constants_ = root->constant_data()->Data();
-    p.constants_size_ = root->constant_data()->size();
-  }
+  p.file_ = file;
+  if (root->constant_data() != nullptr) p.constants_ = root->constant_data()->Data();
   EMBER_RETURN_IF_ERROR(p.check_kernels());
   *out = p;
   return Status::Ok;

@@ -105,7 +105,7 @@ class Program {
 
   const schema::Program* root_ = nullptr;
   const uint8_t* constants_ = nullptr;
-  uint32_t constants_size_ = 0;
+  Span<const uint8_t> file_{};  // the executor keeps regions off these bytes
   KernelTable kernels_{};
 };
 

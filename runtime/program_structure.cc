@@ -64,6 +64,7 @@ constexpr Field kProgramFields[] = {
     {fbs::Program::VT_CONSTANT_DATA, vector(1)},
     {fbs::Program::VT_LOWER_BOUND, scalar(4)},
     {fbs::Program::VT_PEAK_OP, scalar(4)},
+    {fbs::Program::VT_TARGET, kString},
 };
 constexpr Field kOpFields[] = {
     {fbs::Op::VT_KERNEL, scalar(2)},

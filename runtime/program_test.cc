@@ -269,6 +269,19 @@ TEST(ProgramTest, ArenaTensorOutsideRegion) {
   EXPECT_EQ(load(s), Status::BadPlan);
 }
 
+TEST(ProgramTest, RegionLargerThanItsTensors) {
+  ProgramSpec s = valid_spec();
+  EXPECT_EQ(load(s), Status::Ok);  // the output ends at 36; the planner rounds to 48
+  s.region_sizes = {64};
+  EXPECT_EQ(load(s), Status::OversizedRegion);
+  s.region_sizes = {0xFFFFFFFFu};  // 4 GiB stated: host tools would allocate it
+  EXPECT_EQ(load(s), Status::OversizedRegion);
+  s.region_sizes = {49};
+  EXPECT_EQ(load(s), Status::OversizedRegion);
+  s.region_sizes = {36};
+  EXPECT_EQ(load(s), Status::Ok);
+}
+
 TEST(ProgramTest, WrongOperandCount) {
   ProgramSpec s = valid_spec();
   s.ops[0].inputs = {0, 0};  // copy takes one input

@@ -251,22 +251,42 @@ def test_class_rejected_with_its_code_on_host(cls, base, cases):
             assert re.search(case.message, rt.message), f"{case.name}: {rt.message!r}"
 
 
-def test_inspect_reports_the_runtime_verdict(base, cases, tmp_path, capsys):
+def test_inspect_reports_the_runtime_verdict(base, tmp_path, capsys):
     from ember.cli import main
 
     good = tmp_path / "good.emb"
     good.write_bytes(base)
     assert main(["inspect", str(good)]) == 0
-    assert "runtime checks: ok" in capsys.readouterr().out
-    # A plan the runtime rejects still reads as a file: inspect describes it and fails.
+    assert "runtime checks: ok for cortex-m55" in capsys.readouterr().out
+    assert main(["inspect", "--json", str(good)]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == "cortex-m55"
+
+
+def _huge_root(base: bytes) -> bytes:
+    return struct.pack("<I", 0x7FFFFFF0) + base[4:]
+
+
+@pytest.mark.parametrize("command", ["inspect", "inspect --json", "run --input {x}", "firmware -o {elf}",
+                                     "export-c -o {out}"])
+@pytest.mark.parametrize("damage,status", [(lambda b: b[:24], "truncated (1)"),
+                                           (lambda b: b[:4] + b"XXXX" + b[8:], "bad_identity (2)"),
+                                           (_huge_root, "truncated (1)")])
+def test_host_tools_reject_a_malformed_file_in_one_line(base, tmp_path, capsys, command, damage, status):
+    """Every host tool loads through the runtime's verifier first: a malformed file gives the
+    runtime's code and message on one line of stderr, exit code 1, nothing on stdout, no
+    traceback and no file written."""
+    from ember.cli import main
+
     bad = tmp_path / "bad.emb"
-    case = next(c for c in cases if c.cls == 11 and not c.shift)
-    bad.write_bytes(case.data)
-    assert main(["inspect", str(bad)]) == 1
-    out = capsys.readouterr().out
-    assert "planned RAM" in out and "runtime checks: bad_plan (" in out
-    assert main(["inspect", "--json", str(bad)]) == 1
-    assert json.loads(capsys.readouterr().out)["runtime_check"]["status"] == "bad_plan"
+    bad.write_bytes(damage(base))
+    import numpy as np
+    np.save(tmp_path / "x.npy", np.zeros((1, 1, 49, 10), np.float32))
+    argv = command.format(x=tmp_path / "x.npy", elf=tmp_path / "fw.elf", out=tmp_path / "model").split()
+    assert main(argv[:1] + [str(bad)] + argv[1:]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"ember: {status}: the runtime rejects {bad}: "), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.emb", "x.npy"]
 
 
 def test_arena_sweep_names_the_bytes_needed(base):
@@ -318,7 +338,7 @@ def test_wrong_folded_bias_rejected_by_host_tools(kernel, base):
     assert (rt.status, rt.status_code) == CLASSES[14][1:], rt.message
     assert re.search(rf"op {op} .*kernel check failed: bad quantization", rt.message), rt.message
     with pytest.raises(ember.program.ProgramError, match="bad_quantization"):
-        ember.Program(_bump_folded_bias(base, op)).runtime()  # what Program.run loads
+        ember.Program(_bump_folded_bias(base, op))  # what Program.run runs
 
 
 def test_in_place_plan_loads_and_its_distance_is_enforced():

@@ -31,15 +31,6 @@
 namespace ember::compiler {
 namespace {
 
-kernels::Tier kernel_tier(Tier tier) {
-  switch (tier) {
-    case Tier::Scalar: return kernels::Tier::Scalar;
-    case Tier::Dsp: return kernels::Tier::Dsp;
-    case Tier::Mve: return kernels::Tier::Mve;
-    default: return kernels::Tier::Portable;
-  }
-}
-
 int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(i)); }
 
 bool has_optimized_kernel(int kernel) {
@@ -69,7 +60,7 @@ bool moves_bytes_only(int kernel) {
 }  // namespace
 
 Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
-  const kernels::Tier tier = kernel_tier(target.tier);
+  const kernels::Tier tier = target.tier;
   if (tier == kernels::Tier::Portable) return Status::Success;
   const int conv = kernel_id("conv2d_s8"), dw = kernel_id("depthwise_conv2d_s8"),
             fc = kernel_id("fully_connected_s8"), add = kernel_id("add_s8");

@@ -105,7 +105,8 @@ rt::Status run_expanded(const rt::OpContext& c, DepthwiseS8& d) {
 
 }  // namespace
 
-rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
+template <Tier T>
+rt::Status check_depthwise_conv2d_s8_as(const rt::OpContext& c) {
   EMBER_RETURN_IF_ERROR(kernels::check_conv_any_s8(c, true, false));
   EMBER_RETURN_IF_ERROR(check_requantization_values(c, c.in(1).dims[3]));
   EMBER_RETURN_IF_ERROR(check_added_operands(c, c.in(1).dims[3]));
@@ -113,19 +114,33 @@ rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) {
   // with data (check_added_operands), read once here at load.
   const TensorView& filter = c.in(1);
   if (has_folded_bias(c))
-    EMBER_KCHECK(depthwise_conv2d_s8_takes_filter(filter.as<const int8_t>(), filter.num_elements(), kBuiltTier),
+    EMBER_KCHECK(depthwise_conv2d_s8_takes_filter(filter.as<const int8_t>(), filter.num_elements(), T),
                  BadQuantization);
   return Status::Ok;
 }
 
-rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& c) {
-  EMBER_RETURN_IF_ERROR(check_depthwise_conv2d_s8(c));
+template <Tier T>
+rt::Status check_depthwise_conv2d_s8_with_fold_as(const rt::OpContext& c) {
+  EMBER_RETURN_IF_ERROR(check_depthwise_conv2d_s8_as<T>(c));
   const TensorView& filter = c.in(1);
   const int32_t o = filter.dims[3];
   return check_folded_bias(c, o, [&](int32_t i) {
     return folded_bias_depthwise(filter.as<const int8_t>(), filter.dims[1] * filter.dims[2], o,
                                  c.in(2).as<const int32_t>(), c.ints[6], i);
   });
+}
+
+template rt::Status check_depthwise_conv2d_s8_as<Tier::Scalar>(const rt::OpContext&);
+template rt::Status check_depthwise_conv2d_s8_as<Tier::Dsp>(const rt::OpContext&);
+template rt::Status check_depthwise_conv2d_s8_as<Tier::Mve>(const rt::OpContext&);
+template rt::Status check_depthwise_conv2d_s8_with_fold_as<Tier::Scalar>(const rt::OpContext&);
+template rt::Status check_depthwise_conv2d_s8_with_fold_as<Tier::Dsp>(const rt::OpContext&);
+template rt::Status check_depthwise_conv2d_s8_with_fold_as<Tier::Mve>(const rt::OpContext&);
+
+rt::Status check_depthwise_conv2d_s8(const rt::OpContext& c) { return check_depthwise_conv2d_s8_as<kBuiltTier>(c); }
+
+rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& c) {
+  return check_depthwise_conv2d_s8_with_fold_as<kBuiltTier>(c);
 }
 
 rt::Status run_depthwise_conv2d_s8(const rt::OpContext& c) {

@@ -135,4 +135,13 @@ inline bool depthwise_conv2d_s8_takes_filter(const int8_t* filter, size_t n, Tie
 rt::Status check_depthwise_conv2d_s8(const rt::OpContext& ctx);
 rt::Status run_depthwise_conv2d_s8(const rt::OpContext& ctx);
 
+/// The check as a device of tier T (Scalar, Dsp or Mve) runs it, and with the host tools'
+/// folded-bias check (kernels.h): T's kernel decides which filters it takes, so the host can
+/// give the verdict of the tier a program was compiled for (python/src/host_runtime.cc).
+/// check_depthwise_conv2d_s8 is the built tier's.
+template <Tier T>
+rt::Status check_depthwise_conv2d_s8_as(const rt::OpContext& ctx);
+template <Tier T>
+rt::Status check_depthwise_conv2d_s8_with_fold_as(const rt::OpContext& ctx);
+
 }  // namespace ember::kernels::arm

@@ -84,9 +84,9 @@ def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> l
             continue
         try:
             program = Program(data)
-        except (ValueError, RuntimeError):
-            continue  # not even inspectable: the loader rejects it
-        if program.check()[0] != "ok" or program.arena_bytes > MAX_ARENA_BYTES - 256:
+        except ProgramError:
+            continue  # the loader rejects it
+        if program.arena_bytes > MAX_ARENA_BYTES - 256:
             continue
         seed = int.from_bytes(hashlib.sha256(data).digest()[:4], "little")
         inputs = _inputs(program, seed)

@@ -85,32 +85,26 @@ struct PyGraph {
 // A stable identifier per code for Python (the runtime's to_string is prose).
 std::string status_name(rt::Status s) {
   switch (s) {
-#define EMBER_STATUS_NAME(code, name) case rt::Status::code: return name;
-    EMBER_STATUS_NAME(Ok, "ok")
-    EMBER_STATUS_NAME(Truncated, "truncated")
-    EMBER_STATUS_NAME(BadIdentity, "bad_identity")
-    EMBER_STATUS_NAME(Misaligned, "misaligned")
-    EMBER_STATUS_NAME(BadStructure, "bad_structure")
-    EMBER_STATUS_NAME(UnknownKind, "unknown_kind")
-    EMBER_STATUS_NAME(MissingField, "missing_field")
-    EMBER_STATUS_NAME(BadIndex, "bad_index")
-    EMBER_STATUS_NAME(BadShape, "bad_shape")
-    EMBER_STATUS_NAME(SizeOverflow, "size_overflow")
-    EMBER_STATUS_NAME(DataOutOfBounds, "data_out_of_bounds")
-    EMBER_STATUS_NAME(BadOpSignature, "bad_op_signature")
-    EMBER_STATUS_NAME(BadOpParameter, "bad_op_parameter")
-    EMBER_STATUS_NAME(BadQuantization, "bad_quantization")
-    EMBER_STATUS_NAME(BadGraph, "bad_graph")
-    EMBER_STATUS_NAME(BadPlan, "bad_plan")
-    EMBER_STATUS_NAME(ArenaTooSmall, "arena_too_small")
-    EMBER_STATUS_NAME(RuntimeIndex, "runtime_index")
-    EMBER_STATUS_NAME(ShapeMismatch, "shape_mismatch")
-    EMBER_STATUS_NAME(InvalidState, "invalid_state")
-    EMBER_STATUS_NAME(KernelNotLinked, "kernel_not_linked")
-    EMBER_STATUS_NAME(Internal, "internal")
-#undef EMBER_STATUS_NAME
+#define EMBER_STATUS(name, value, id, message) \
+  case rt::Status::name:                       \
+    return id;
+#include "runtime/status.def"
+#undef EMBER_STATUS
   }
   return "unknown";
+}
+
+kernels::Tier parse_tier(const std::string& name) {
+  for (kernels::Tier t : {kernels::Tier::Portable, kernels::Tier::Scalar, kernels::Tier::Dsp, kernels::Tier::Mve})
+    if (name == kernels::tier_name(t)) return t;
+  throw std::invalid_argument("unknown tier " + name + " (portable, scalar, dsp, mve or auto)");
+}
+
+kernels::Tier file_tier(const std::string& file) {
+  const std::string target = host::program_target(file);
+  for (const std::string& name : compiler::target_names())
+    if (name == target) return compiler::find_target(name).tier;
+  return kernels::Tier::Mve;
 }
 
 }  // namespace
@@ -147,6 +141,14 @@ NB_MODULE(_ember, m) {
   }, nb::arg("graph"), nb::arg("target"), nb::arg("print_ir_after"), nb::arg("memory") = "",
      nb::arg("plan") = "default", nb::arg("ram_budget") = 0);
   m.def("target_names", &compiler::target_names);
+  // {id: (value, message)} for every status code (runtime/status.def).
+  m.def("status_codes", [] {
+    nb::dict codes;
+#define EMBER_STATUS(name, value, id, message) codes[id] = nb::make_tuple(value, message);
+#include "runtime/status.def"
+#undef EMBER_STATUS
+    return codes;
+  });
   m.def("inspect_json", [](nb::bytes file) {
     std::string error;
     std::string json = compiler::inspect_json(static_cast<const uint8_t*>(file.data()), file.size(), &error);
@@ -154,10 +156,18 @@ NB_MODULE(_ember, m) {
     return json;
   });
 
+  m.def("program_target", [](nb::bytes file) {
+    return host::program_target(std::string(static_cast<const char*>(file.data()), file.size()));
+  });
+
+  // tier: "auto" (the tier of the target the file names; a file naming none is held to the
+  // Helium tier's checks, the strictest), or "portable", "scalar", "dsp", "mve". fold: the host
+  // tools' folded-bias check, which devices do not run.
   nb::class_<host::HostRuntime>(m, "Runtime")
-      .def("__init__", [](host::HostRuntime* self, nb::bytes file) {
-        new (self) host::HostRuntime(std::string(static_cast<const char*>(file.data()), file.size()));
-      })
+      .def("__init__", [](host::HostRuntime* self, nb::bytes data, const std::string& tier, bool fold) {
+        const std::string file(static_cast<const char*>(data.data()), data.size());
+        new (self) host::HostRuntime(file, tier == "auto" ? file_tier(file) : parse_tier(tier), fold);
+      }, nb::arg("file"), nb::arg("tier") = "auto", nb::arg("fold") = true)
       .def_prop_ro("status", [](const host::HostRuntime& r) { return status_name(r.status()); })
       .def_prop_ro("message", [](const host::HostRuntime&) { return host::last_runtime_message(); })
       .def_prop_ro("status_code", [](const host::HostRuntime& r) { return static_cast<int>(r.status()); })
@@ -168,9 +178,13 @@ NB_MODULE(_ember, m) {
       })
       .def("rebind", [](host::HostRuntime& r, const std::vector<size_t>& sizes) { return status_name(r.rebind(sizes)); })
       // The executor's own calls, for tests of its run-time index checks.
-      .def("run_op", [](host::HostRuntime& r, size_t index) { return status_name(r.executor().run_op(index)); })
+      .def("run_op", [](host::HostRuntime& r, size_t index) {
+        const rt::Status bound = r.bind();
+        return status_name(bound != rt::Status::Ok ? bound : r.executor().run_op(index));
+      })
       .def("set_input", [](host::HostRuntime& r, size_t index, nb::bytes data) {
-        return status_name(r.executor().set_input(index, data.data(), data.size()));
+        const rt::Status bound = r.bind();
+        return status_name(bound != rt::Status::Ok ? bound : r.executor().set_input(index, data.data(), data.size()));
       })
       .def_prop_ro("num_ops", [](const host::HostRuntime& r) { return r.program().num_ops(); })
       // -> (status name, [output bytes])
