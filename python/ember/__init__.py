@@ -104,5 +104,8 @@ def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGE
     if quantized:
         ep = quantize(model, tuple(example_inputs), calibration)
     else:
-        ep = torch.export.export(model, tuple(example_inputs))
+        from ember.checks import float32_model
+
+        model, example_inputs = float32_model(model, tuple(example_inputs))
+        ep = torch.export.export(model, example_inputs)
     return lower(ep, target, float_io=float_io, memory=memory, plan=plan, ram_budget=ram_budget)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import torch
 from tqdm.auto import tqdm
@@ -25,11 +25,14 @@ def calibrate(
     calibration: Iterable,
     desc: Optional[str] = "calibrating",
     progress: bool = True,
+    check: Optional[Callable[[int, Any], Any]] = None,
 ) -> int:
     """Run every sample of ``calibration`` through ``prepared_module`` under no_grad.
 
-    Shows a tqdm bar (total from ``len()`` when the iterable has one). Returns the number of
-    samples seen so callers can detect an empty calibration set.
+    Shows a tqdm bar (total from ``len()`` when the iterable has one). ``check(index, sample)``,
+    when given, sees each sample first and returns the one to run (``quantize`` checks shapes,
+    dtypes and values there). Returns the number of samples seen so callers can detect an empty
+    calibration set.
     """
     try:
         total = len(calibration)  # type: ignore[arg-type]
@@ -40,6 +43,6 @@ def calibrate(
         # disable=None hides the bar when stderr is not a terminal (CI logs, pipes).
         for sample in tqdm(calibration, total=total, desc=desc, disable=None if progress else True,
                            leave=False):
-            _call(prepared_module, sample)
+            _call(prepared_module, check(count, sample) if check else sample)
             count += 1
     return count

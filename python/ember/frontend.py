@@ -11,6 +11,8 @@ from __future__ import annotations
 import operator
 import os
 import re
+import sys
+import warnings
 
 import torch
 from torch.export import ExportedProgram
@@ -29,7 +31,17 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 class FrontendError(ValueError):
-    """The exported graph holds something Ember cannot represent (a dtype, a dynamic shape)."""
+    """The model, its inputs or its calibration data hold something Ember cannot compile: a
+    dtype, a 0-d input, a non-finite weight, an empty or misshapen calibration set. The message
+    is one line naming the input, parameter, calibration batch or op at fault."""
+
+
+def warn(message: str) -> None:
+    """A UserWarning attributed to the first caller outside the ember package (the user's line)."""
+    frame, level = sys._getframe(1), 2  # stacklevel 1 would be this function
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == "ember":
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)
 
 
 def source_of(node: torch.fx.Node) -> str:
@@ -54,6 +66,9 @@ def _is_library(path: str) -> bool:
 
 
 def _dtype(dtype: torch.dtype, where: str) -> str:
+    if dtype == torch.float64:
+        raise FrontendError(f"{where}: dtype torch.float64 is not supported (Ember computes in int8 and "
+                            f"float32: export the model after model.float(), with float32 inputs)")
     if dtype not in _DTYPES:
         raise FrontendError(f"{where}: dtype {dtype} is not supported")
     return _DTYPES[dtype]
@@ -80,6 +95,37 @@ def _attr(value, where: str):
     if isinstance(value, (torch.memory_format, torch.layout, torch.device)):
         return str(value)
     raise FrontendError(f"{where}: argument {value!r} is not supported")
+
+
+def _check_input_shape(name: str, val: torch.Tensor, ep: ExportedProgram) -> None:
+    # A 0-d input compiles to a program no run can feed: the host tools see a 0-d array as shape
+    # [1] (NumPy's contiguous copy) and the shapes never match. It is refused here, where the
+    # user can still change the model.
+    if val.dim() == 0:
+        raise FrontendError(f"input '{name}': 0-d (scalar) tensor inputs are not supported; "
+                            f"pass it with shape [1] (torch.tensor([v]) instead of torch.tensor(v))")
+    # A program has one shape per input. A dimension exported as dynamic (torch.export.Dim)
+    # still carries the example's size; compiling with that size is right for a device that
+    # runs one batch size, but the user asked for more, so they are told which size they get.
+    dynamic = [(i, d) for i, d in enumerate(val.shape) if isinstance(d, torch.SymInt)]
+    if not dynamic:
+        return
+    parts = []
+    for i, d in dynamic:
+        hint = d.node.hint
+        if hint is None:
+            raise FrontendError(f"input '{name}': dimension {i} is dynamic with no example size; "
+                                f"Ember programs have static shapes (export without dynamic_shapes)")
+        bounds = ep.range_constraints.get(d.node.expr)
+        span = ""
+        if bounds is not None:
+            try:
+                span = f" (sizes {int(bounds.lower)} to {int(bounds.upper)})"
+            except (TypeError, ValueError, AttributeError):  # no upper bound: int(int_oo) raises
+                span = f" (sizes from {bounds.lower})"
+        parts.append(f"dynamic dimension {i}{span} compiled with size {hint}")
+    warn(f"ember: input '{name}': {'; '.join(parts)}, the example's: an Ember program has one shape "
+         f"per input (export without dynamic_shapes, with an example of the size the device uses)")
 
 
 class _Translator:
@@ -122,8 +168,9 @@ class _Translator:
                 else:
                     val = node.meta["val"]
                     if not isinstance(val, torch.Tensor):
-                        raise FrontendError(f"input {node.name}: only tensor inputs are supported")
-                    self.ids[node] = self.value_tensor(node.name, val, f"input {node.name}")
+                        raise FrontendError(f"input '{node.name}': only tensor inputs are supported")
+                    _check_input_shape(node.name, val, self.ep)
+                    self.ids[node] = self.value_tensor(node.name, val, f"input '{node.name}'")
                     inputs.append(self.ids[node])
             elif node.op == "call_function":
                 self.call(node)

@@ -101,8 +101,22 @@ def quantize(x: torch.Tensor, scale: float, zero_point: int) -> torch.Tensor:
     return torch.clamp(torch.round(x * (1.0 / scale)) + zero_point, -128, 127).to(torch.int8)
 
 
+def _check_finite(x: torch.Tensor, name: str) -> None:
+    # NaN has no int8 code (the cast is undefined; PyTorch gives 0) and inf saturates: either way
+    # the program would run on a value the user never meant, and nothing would say so.
+    if x.is_floating_point() and not bool(torch.isfinite(x).all()):
+        bad = ~torch.isfinite(x)
+        index = [int(i) for i in bad.nonzero()[0]] if x.dim() else []
+        value = x[tuple(index)].item()
+        kind = "NaN" if value != value else ("inf" if value > 0 else "-inf")
+        count = int(bad.sum())
+        raise ProgramError("non_finite_input", f"input '{name}' holds {kind} at {index} ({count} non-finite "
+                           f"value{'s' if count > 1 else ''}) and cannot be quantized to int8")
+
+
 def to_device(x: torch.Tensor, info: dict) -> np.ndarray:
     if info["dtype"] == "int8" and x.dtype != torch.int8:
+        _check_finite(x, info["name"])
         x = quantize(x.float(), info["scale"], info["zero_point"])
     elif info["dtype"] == "float32":
         x = x.float()

@@ -284,20 +284,46 @@ def quantize(
     """export -> prepare_pt2e -> calibrate -> convert_pt2e -> re-export.
 
     ``model`` is switched to eval mode (BN folding and calibration need inference semantics).
-    ``calibration`` yields tuples of inputs or single tensors; when None, the example inputs
-    are the only calibration sample (fine for tests, poor for accuracy).
+    ``calibration`` yields tuples of inputs or single tensors, each shaped like the example
+    inputs; when None, the example inputs are the only calibration sample (fine for tests, poor
+    for accuracy). What cannot be quantized (non-finite weights, an empty calibration set, a batch
+    of the wrong shape or holding NaN) raises ``FrontendError``; float64 tensors are compiled as
+    float32 with a warning (``ember/checks.py``).
     """
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from .calibrate import calibrate
+    from .checks import (calibration_check, check_float64_ops, check_observed_ranges, check_weights,
+                         float32_model, input_names)
+    from .frontend import FrontendError
 
     example_inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) \
         else (example_inputs,)
+    model, example_inputs = float32_model(model, example_inputs)
+    check_weights(model)
     model.eval()
     ep = torch.export.export(model, example_inputs)
+    check_float64_ops(ep)
     prepared = prepare_pt2e(ep.module(), quantizer or EmberQuantizer())
-    calibrate(prepared, [example_inputs] if calibration is None else calibration,
-              desc="calibrating", progress=progress)
+    names = input_names(model, len(example_inputs))
+    if calibration is None:
+        samples, label = [example_inputs], lambda i: "the example inputs (calibration=None)"
+    else:
+        samples, label = calibration, lambda i: f"calibration batch {i}"
+    check_batch = calibration_check(example_inputs, names, label)
+
+    def check(index, sample):
+        if index:
+            check_observed_ranges(prepared, label(index - 1))
+        return check_batch(index, sample)
+
+    seen = calibrate(prepared, samples, desc="calibrating", progress=progress, check=check)
+    if not seen:
+        # Observers that saw nothing give scale 1, zero point 0 everywhere: a program that runs
+        # and outputs zeros. Nothing about that is right, so it is an error, not a warning.
+        raise FrontendError("the calibration data is empty: quantizing needs at least one batch "
+                            "(calibration=None calibrates on the example inputs)")
+    check_observed_ranges(prepared, label(seen - 1))
     converted = convert_pt2e(prepared)
     _drop_unused_attrs(converted)
     return torch.export.export(converted, example_inputs)
