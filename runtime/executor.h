@@ -43,7 +43,9 @@ class Executor {
   /// Binds `program` (which must be loaded) to `regions`, one per program region, in program
   /// order. Each region's memory must start 16-byte aligned (else Misaligned) and hold at
   /// least Program::region_size(i) bytes (else ArenaTooSmall). Fewer regions than the program
-  /// needs is ArenaTooSmall; more is ShapeMismatch. On failure the executor is unbound.
+  /// needs is ArenaTooSmall; more is ShapeMismatch. The planned bytes of the regions must
+  /// overlap neither each other nor the program file (else OverlappingMemory). On failure the
+  /// executor is unbound.
   Status init(const Program& program, Span<const Span<uint8_t>> regions);
 
   /// Copies `bytes` bytes from `data` into program input `index`. RuntimeIndex when `index` is
