@@ -118,3 +118,32 @@ def test_unsupported_op_names_op_and_source_line():
     message = str(err.value)
     assert "aten.cumsum" in message
     assert "test_errors.py:" in message
+
+
+def test_extra_inputs_are_refused(program, tmp_path, capsys):
+    """A second input to a one-input program is an error naming the count, not dropped."""
+    x = torch.randn(1, 3, 6, 6)
+    with pytest.raises(ember.ProgramError, match=r"takes 1 inputs \(.+\), got 2"):
+        program.run(x, x)
+    from ember.cli import main
+    import numpy as np
+
+    path = tmp_path / "p.emb"
+    program.save(path)
+    np.save(tmp_path / "x.npy", x.numpy())
+    assert main(["run", str(path), "--input", str(tmp_path / "x.npy"), "--input", str(tmp_path / "x.npy")]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("ember: runtime_index (21): the program takes 1 inputs"), err
+
+
+def test_huge_stated_region_rejected_before_any_allocation(program):
+    """A region stated at 4 GiB (no tensor reaches past the plan's bytes) is OversizedRegion at
+    load: nothing is allocated for it, and the verdict costs no memory."""
+    import resource
+
+    p = fbpatch.Patcher(program.data)
+    p.set(p.region(0), "region", "size", "<I", 0xFFFFFFF0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(ember.ProgramError, match=r"oversized_region \(16\).*states 4294967280 bytes"):
+        ember.Program(bytes(p.buf))
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB

@@ -83,13 +83,12 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
         print(dumps)
     if not ok:
         raise CompileError(diagnostics.strip())
-    program = Program(data)
     # The runtime's own load checks on what was just compiled: a program the device would reject
     # is a compiler bug, and it is reported here, not on the device.
-    status, message = program.check()
-    if status != "ok":
-        raise CompileError(f"internal error: the runtime rejects the compiled program ({status}: {message})")
-    return program
+    try:
+        return Program(data, name="the compiled program")
+    except ProgramError as e:
+        raise CompileError(f"internal error: {e}") from None
 
 
 def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,

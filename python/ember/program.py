@@ -14,24 +14,37 @@ _NP_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
 
 
 class ProgramError(RuntimeError):
-    """The runtime refused a program file or a run; `status` is the runtime's code name."""
+    """The runtime refused a program file or a run. ``status`` is the runtime's code id and
+    ``code`` its number (runtime/status.def), as a device would return it; the host's own input
+    check has ``status`` "non_finite_input" and no code."""
 
     def __init__(self, status: str, message: str):
-        super().__init__(f"{status}: {message}")
+        self.code = _ember.status_codes().get(status, (None,))[0]
+        super().__init__(f"{status}" + (f" ({self.code})" if self.code is not None else "") + f": {message}")
         self.status = status
 
 
 class Program:
-    """One program file. ``run`` executes it with the device runtime compiled for the host."""
+    """One program file, verified: constructing one runs every check of the device runtime's
+    Program::load, as the device of the file's target runs them (the tier's kernel checks),
+    plus the host tools' folded-bias check, and raises ProgramError naming the first failure.
+    Nothing else reads the file before, and no memory is planned for it until it runs.
+    ``run`` executes it with the device runtime compiled for the host.
 
-    def __init__(self, data: bytes):
+    ``tier`` ("scalar", "dsp", "mve", "portable") checks the file as that tier's devices would
+    instead of its target's; ``fold=False`` leaves out the host-only folded-bias check, so the
+    verdict is exactly a device's."""
+
+    def __init__(self, data: bytes, *, name: str = "the program file", tier: str = "auto", fold: bool = True):
         self.data = bytes(data)
+        self._runtime = _ember.Runtime(self.data, tier, fold)
+        if self._runtime.status != "ok":
+            raise ProgramError(self._runtime.status, f"the runtime rejects {name}: {self._runtime.message}")
         self._info = json.loads(_ember.inspect_json(self.data))
-        self._runtime = None
 
     @classmethod
     def load(cls, path: str | Path) -> "Program":
-        return cls(Path(path).read_bytes())
+        return cls(Path(path).read_bytes(), name=str(path))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.data)
@@ -52,23 +65,10 @@ class Program:
     def arena_bytes(self) -> int:
         return self._info["memory"]["arena_bytes"]
 
-    def check(self) -> tuple[str, str]:
-        """The runtime's verdict on this file: ("ok", "") or (status, message). Runs every check
-        of the device runtime's Program::load (docs/runtime.md), plus the host tools' folded-bias
-        check."""
-        if self._runtime is not None:
-            return "ok", ""
-        rt = _ember.Runtime(self.data)
-        if rt.status != "ok":
-            return rt.status, rt.message  # the message of this load (the binding keeps the last one)
-        self._runtime = rt  # loaded once: runtime() and the runs use it
-        return "ok", ""
-
-    def runtime(self) -> _ember.Runtime:
-        status, message = self.check()
-        if status != "ok":
-            raise ProgramError(status, f"the runtime rejected the program file ({message})")
-        return self._runtime
+    @property
+    def target(self) -> str:
+        """The target the program was compiled for ("" when the file names none)."""
+        return self._info["target"]
 
     def run_raw(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """Runs on exactly the bytes the device sees: stored layout and dtype, no conversion."""
@@ -76,12 +76,12 @@ class Program:
             raise ProgramError("runtime_index", f"the program takes {len(self.inputs)} inputs, got {len(inputs)}")
         data = []
         for x, info in zip(inputs, self.inputs):
-            x = np.ascontiguousarray(x)
+            x = np.require(x, requirements="C")  # ascontiguousarray would make a 0-d array 1-d
             if x.dtype != _NP_DTYPES[info["dtype"]] or list(x.shape) != info["shape"]:
                 raise ProgramError("shape_mismatch", f"input {info['name']} is {info['dtype']}{info['shape']}, "
                                    f"got {x.dtype}{list(x.shape)}")
             data.append(x.tobytes())
-        status, outs, message = self.runtime().run(data)
+        status, outs, message = self._runtime.run(data)
         if status != "ok":
             raise ProgramError(status, f"the run failed ({message})")
         return [np.frombuffer(o, dtype=_NP_DTYPES[info["dtype"]]).reshape(info["shape"]).copy()
@@ -91,6 +91,9 @@ class Program:
         """Runs like the PyTorch model: takes its float (or int8) inputs in its own layout,
         returns its outputs in its layout, dequantized unless ``dequantize=False``. One output
         comes back as a tensor, several as a list."""
+        if len(inputs) != len(self.inputs):
+            raise ProgramError("runtime_index", f"the program takes {len(self.inputs)} inputs "
+                               f"({', '.join(i['name'] for i in self.inputs)}), got {len(inputs)}")
         raw = [to_device(torch.as_tensor(x), info) for x, info in zip(inputs, self.inputs)]
         outs = [from_device(o, info, dequantize) for o, info in zip(self.run_raw(*raw), self.outputs)]
         return outs[0] if len(outs) == 1 else outs
