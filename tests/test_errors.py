@@ -147,3 +147,41 @@ def test_huge_stated_region_rejected_before_any_allocation(program):
     with pytest.raises(ember.ProgramError, match=r"oversized_region \(16\).*states 4294967280 bytes"):
         ember.Program(bytes(p.buf))
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB
+
+
+_RSS_PROBE = r"""
+import importlib.util, re, sys
+spec = importlib.util.spec_from_file_location("_ember", sys.argv[1])
+_ember = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(_ember)
+data = open(sys.argv[2], "rb").read()
+def rss():  # the peak resident bytes since the last reset (Linux: VmHWM)
+    return int(re.search(r"VmHWM:\s+(\d+) kB", open("/proc/self/status").read()).group(1)) * 1024
+open("/proc/self/clear_refs", "w").write("5")  # reset the peak to the current use
+base = rss()
+rt = _ember.Runtime(data)
+_ember.inspect_json(data)
+checked = rss()
+status, _, _ = rt.run([bytes(len(data) and 8 << 20)])
+print(rt.status, status, checked - base, rss() - base)
+"""
+
+
+def test_verdict_and_inspect_cost_no_arena(tmp_path):
+    """A 784-byte program with a 16 MiB plan: loading (every check) and inspecting it raise the
+    process's peak memory by under 1 MiB; the arena is allocated only by a run (which the same
+    measure sees, so it can fail). Measured from a reset of the peak, in a process of its own."""
+    import subprocess
+    import sys
+
+    x = torch.randn(1, 8, 1024, 1024)
+    program = ember.compile(nn.Sequential(nn.ReLU()), (x,), calibration=[(x,)], target="host")
+    assert len(program.data) < 1024 and program.arena_bytes == 16 << 20
+    path = tmp_path / "big.emb"
+    program.save(path)
+    r = subprocess.run([sys.executable, "-c", _RSS_PROBE, _ember.__file__, str(path)], capture_output=True,
+                       text=True, check=True)
+    load_status, run_status, checked, ran = r.stdout.split()
+    assert (load_status, run_status) == ("ok", "ok")
+    assert int(checked) < 1 << 20, checked
+    assert int(ran) > 8 << 20, ran
