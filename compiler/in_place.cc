@@ -60,7 +60,6 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
   if (mode == PlanMode::Simple || op.kernel < 0 || op.outputs.empty()) return out;  // output 0; 1 = scratch
   const KernelInfo* info = kernel_info(op.kernel);
   if (!info) return out;
-  const std::string name = info->name;
   const Tensor& result = g.tensors[op.outputs[0]];
   auto operand = [&](size_t i) -> const Tensor* {
     if (i >= op.inputs.size() || op.inputs[i] < 0 || g.tensors[op.inputs[i]].is_constant) return nullptr;
@@ -70,21 +69,19 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
     const Tensor* t = operand(i);
     if (t && t->shape == result.shape && dtype_size(result.dtype) <= dtype_size(t->dtype)) out.push_back({int(i), 0});
   };
-  static const char* kBinary[] = {"add_s8", "mul_s8", "add_f32", "sub_f32", "mul_f32", "div_f32",
-                                  "minimum_f32", "maximum_f32", "pow_f32"};
-  static const char* kUnary[] = {"lut_s8", "requantize_s8", "quantize_s8", "neg_f32", "abs_f32", "exp_f32",
-                                 "log_f32", "sqrt_f32", "rsqrt_f32", "sigmoid_f32", "tanh_f32"};
-  for (const char* k : kBinary)
-    if (name == k) { elementwise(0); elementwise(1); return out; }
-  for (const char* k : kUnary)
-    if (name == k) { elementwise(0); return out; }
+  using rt::InPlaceRule;
+  switch (info->in_place) {
+    case InPlaceRule::Binary: elementwise(0); elementwise(1); return out;
+    case InPlaceRule::Unary: elementwise(0); return out;
+    case InPlaceRule::None: return out;
+    default: break;  // row-streaming
+  }
   if (mode != PlanMode::Smallest) return out;
-  int stride = -1, pad = -1;  // positions in the kernel's ints (kernels/kernels.def)
-  int64_t block = 1;          // output pixels finished as one block
-  if (name == "conv2d_s8") stride = 0, pad = 2, block = kConvBlockPixels;
-  else if (name == "depthwise_conv2d_s8") stride = 0, pad = 2;
-  else if (name == "max_pool2d_s8" || name == "avg_pool2d_s8") stride = 2, pad = 4;
-  else return out;
+  // Positions in the kernel's ints (kernels/kernels.def): conv and depthwise {stride_h,
+  // stride_w, pad_top, ...}, pools {kh, kw, stride_h, stride_w, pad_top, ...}.
+  const bool pool = info->in_place == InPlaceRule::PoolRows;
+  const int stride = pool ? 2 : 0, pad = pool ? 4 : 2;
+  const int64_t block = info->in_place == InPlaceRule::ConvRows ? kConvBlockPixels : 1;  // pixels per block
   const Tensor* in = operand(0);
   if (!in || static_cast<int>(op.ints.size()) <= pad) return out;
   auto delta = row_stream_delta(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad], block);
@@ -92,12 +89,11 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
   InPlace rule{0, *delta};
   // Bottom-up: conv2d_s8 and depthwise_conv2d_s8 (filter OHWI or 1HWC: KH is dimension 1).
   const Tensor* filter = op.inputs.size() > 1 && op.inputs[1] >= 0 ? &g.tensors[op.inputs[1]] : nullptr;
-  if ((name == "conv2d_s8" || name == "depthwise_conv2d_s8") && filter && filter->shape.size() == 4 &&
-      op.ints.size() > 4)
+  if (!pool && filter && filter->shape.size() == 4 && op.ints.size() > 4)
     if (auto rise = row_stream_rise(in->shape, result.shape, dtype_size(result.dtype), op.ints[stride], op.ints[pad],
                                     op.ints[4] * (filter->shape[1] - 1) + 1, block))
       rule.may_rise = true, rule.rise = *rise;
-  if (name == "depthwise_conv2d_s8" && in->shape.size() == 4)
+  if (info->in_place == InPlaceRule::DepthwiseRows && in->shape.size() == 4)
     rule.grain = static_cast<uint64_t>(in->shape[3]) * dtype_size(in->dtype);
   out.push_back(rule);
   return out;

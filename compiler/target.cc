@@ -10,6 +10,7 @@ namespace {
 
 struct TargetRow { const char* name; Tier tier; const char* mcpu; const char* board; };
 struct RegionRow { const char* target; const char* region; uint64_t capacity; };
+struct FirmwareRow { const char* target; const char* board_dir; const char* cpu_flags; };
 
 #define EMBER_TARGET(name, tier, mcpu, board) {name, Tier::tier, mcpu, board},
 #define EMBER_REGION(target, region, capacity)
@@ -31,6 +32,16 @@ constexpr RegionRow kRegions[] = {
 #undef EMBER_REGION
 #undef EMBER_FIRMWARE
 
+#define EMBER_TARGET(name, tier, mcpu, board)
+#define EMBER_REGION(target, region, capacity)
+#define EMBER_FIRMWARE(target, board_dir, cpu_flags) {target, board_dir, cpu_flags},
+constexpr FirmwareRow kFirmware[] = {
+#include "targets/targets.def"
+};
+#undef EMBER_TARGET
+#undef EMBER_REGION
+#undef EMBER_FIRMWARE
+
 }  // namespace
 
 std::vector<std::string> target_names() {
@@ -45,6 +56,8 @@ Target find_target(const std::string& name) {
     Target target{row.name, row.tier, row.mcpu, row.board, {}, {}};
     for (const auto& region : kRegions)
       if (name == region.target) target.regions.push_back({region.region, region.capacity});
+    for (const auto& fw : kFirmware)
+      if (name == fw.target) target.board_dir = fw.board_dir, target.cpu_flags = fw.cpu_flags;
     return target;
   }
   std::string known;

@@ -41,6 +41,8 @@ struct Target {
   std::string qemu_board;
   std::vector<MemoryRegion> regions;  // fastest first: the planner fills them in this order
   MemoryPolicy memory;
+  std::string board_dir;  // firmware: targets/boards/<board_dir>; "" = no firmware (the host)
+  std::string cpu_flags;  // firmware: the GCC flags that select the CPU, FPU and float ABI
 };
 
 /// The target called `name`; throws std::invalid_argument listing the known names otherwise.

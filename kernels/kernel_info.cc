@@ -10,7 +10,8 @@ namespace ember::kernels {
 namespace {
 
 constexpr KernelInfo kKernelInfo[] = {
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats) {#name, inputs, outputs, ints, floats},
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
+  {#name, inputs, outputs, ints, floats, rt::InPlaceRule::in_place, kOptimized##optimized},
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL
 };

@@ -1,15 +1,24 @@
 //===- kernel_info.h - Names and signatures of the kernels ------*- C++ -*-===//
 //
 // Host-friendly metadata from kernels.def (no function pointers, so it links without the
-// kernels): names for messages and tools, and the operand/parameter counts (-1: variadic) a
-// verifier or the compiler can check an op against before calling the kernel's own check.
+// kernels): names for messages and tools, the operand/parameter counts (-1: variadic) a
+// verifier or the compiler can check an op against before calling the kernel's own check, the
+// in-place rule and the tiers with an optimized kernel.
 
 #pragma once
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/arm/tier.h"
+#include "runtime/op_signatures.h"
+
 namespace ember::kernels {
+
+/// The tiers a kernels.def row's `optimized` column names: a bit per Tier (kernels/arm/tier.h).
+inline constexpr uint8_t tier_bit(Tier tier) { return static_cast<uint8_t>(1u << static_cast<unsigned>(tier)); }
+inline constexpr uint8_t kOptimizedPortable = 0;
+inline constexpr uint8_t kOptimizedArm = tier_bit(Tier::Scalar) | tier_bit(Tier::Dsp) | tier_bit(Tier::Mve);
 
 struct KernelInfo {
   const char* name;
@@ -17,6 +26,10 @@ struct KernelInfo {
   int8_t outputs;
   int8_t ints;     // -1: variadic
   int8_t floats;
+  rt::InPlaceRule in_place;
+  uint8_t optimized;  // tier_bit of every tier with an optimized kernel
+
+  bool optimized_on(Tier tier) const { return (optimized & tier_bit(tier)) != 0; }
 };
 
 /// The kernel with id `id`, or nullptr when id >= kernel_count().

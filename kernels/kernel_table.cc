@@ -10,7 +10,7 @@
 namespace ember::kernels {
 
 const KernelEntry kKernelTable[] = {
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats) {&check_##name, &run_##name},
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) {&check_##name, &run_##name},
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL
 };

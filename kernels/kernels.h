@@ -11,8 +11,8 @@
 
 namespace ember::kernels {
 
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats) \
-  rt::Status check_##name(const rt::OpContext& ctx);      \
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
+  rt::Status check_##name(const rt::OpContext& ctx);                           \
   rt::Status run_##name(const rt::OpContext& ctx);
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL

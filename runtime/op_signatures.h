@@ -32,12 +32,13 @@ constexpr bool fits_signature(int n) { return n >= -1 && n <= 14; }
 }  // namespace internal
 
 inline constexpr uint16_t kOpSignatures[] = {
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats) internal::pack_signature(inputs, outputs, ints, floats),
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
+  internal::pack_signature(inputs, outputs, ints, floats),
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats)                                                   \
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized)                              \
   static_assert(internal::fits_signature(inputs) && internal::fits_signature(outputs) &&                    \
                     internal::fits_signature(ints) && internal::fits_signature(floats),                     \
                 "kernels.def: " #name "'s counts do not fit kOpSignatures");
@@ -53,7 +54,19 @@ constexpr OpSignature op_signature(size_t id) {
 
 /// Kernel ids by name, in kernels.def order (the id stored in program files).
 enum class KernelId : uint16_t {
-#define EMBER_KERNEL(name, inputs, outputs, ints, floats) name,
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) name,
+#include "kernels/kernels.def"
+#undef EMBER_KERNEL
+};
+
+/// How the planner may place a kernel's output over an input that dies at the op (kernels.def
+/// states each rule; the verifier, program_verifier.cc, and the compiler, compiler/in_place.cc,
+/// both enforce it): none, elementwise over input 0 (Unary) or input 0 or 1 (Binary), or
+/// row-streaming (conv2d_s8 with blocks of pixels, depthwise, pools).
+enum class InPlaceRule : uint8_t { None, Unary, Binary, ConvRows, DepthwiseRows, PoolRows };
+
+inline constexpr InPlaceRule kInPlaceRules[] = {
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) InPlaceRule::in_place,
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL
 };

@@ -56,6 +56,7 @@ struct Limits {
   uint32_t num_regions;
   uint32_t region_size[kMaxRegions];
   uint32_t constants_size;
+  uint32_t placed[kMaxRegions];  // per region, past the last byte a tensor uses so far
 };
 
 Status check_header(const Span<const uint8_t>& file) {
@@ -95,7 +96,7 @@ Status check_quantization(uint32_t index, const fbs::Tensor& t) {
   return Status::Ok;
 }
 
-Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
+Status check_tensor(uint32_t index, const fbs::Tensor& t, Limits& lim) {
   const int dtype = static_cast<int>(t.dtype());
   EMBER_CHECK_OR_RETURN(dtype >= 0 && dtype <= static_cast<int>(fbs::DType::MAX),
                         Status::UnknownKind, "tensor %" PRIu32 ": dtype %d", index, dtype);
@@ -151,6 +152,7 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, const Limits& lim) {
                           ") past region %" PRIu32 " (%" PRIu32 " bytes)",
                           index, name_of(lim.names, index), t.offset(), end, uint32_t{t.region()},
                           lim.region_size[t.region()]);
+    if (end > lim.placed[t.region()]) lim.placed[t.region()] = end;
   }
   return Status::Ok;
 }
@@ -285,30 +287,10 @@ bool bytes_overlap(const fbs::Tensor& a, const fbs::Tensor& b) {
 // Operand counts and ints were checked against the kernel's signature before this runs. Only
 // called for an output that overlaps a live buffer, so it costs nothing on a plan without
 // in-place ops. Byte counts are 32-bit: each is at most a verified tensor's size.
-// Each kernel's in-place rule, by kernel id: none, elementwise over input 0 (unary) or input 0
-// or 1 (binary), or row-streaming (conv2d_s8 with blocks of 4 pixels, depthwise, pools).
-enum InPlaceRule : uint8_t { kNoInPlace, kUnary, kBinary, kConvRows, kDepthwiseRows, kPoolRows };
-struct InPlaceRules {
-  uint8_t rule[kNumKnownKernels];
-};
-constexpr InPlaceRules make_in_place_rules() {
-  InPlaceRules r{};
-  for (KernelId id : {KernelId::add_s8, KernelId::mul_s8, KernelId::add_f32, KernelId::sub_f32,
-                      KernelId::mul_f32, KernelId::div_f32, KernelId::minimum_f32,
-                      KernelId::maximum_f32, KernelId::pow_f32})
-    r.rule[static_cast<size_t>(id)] = kBinary;
-  for (KernelId id : {KernelId::lut_s8, KernelId::requantize_s8, KernelId::quantize_s8,
-                      KernelId::neg_f32, KernelId::abs_f32, KernelId::exp_f32, KernelId::log_f32,
-                      KernelId::sqrt_f32, KernelId::rsqrt_f32, KernelId::sigmoid_f32,
-                      KernelId::tanh_f32})
-    r.rule[static_cast<size_t>(id)] = kUnary;
-  r.rule[static_cast<size_t>(KernelId::conv2d_s8)] = kConvRows;
-  r.rule[static_cast<size_t>(KernelId::depthwise_conv2d_s8)] = kDepthwiseRows;
-  r.rule[static_cast<size_t>(KernelId::max_pool2d_s8)] = kPoolRows;
-  r.rule[static_cast<size_t>(KernelId::avg_pool2d_s8)] = kPoolRows;
-  return r;
-}
-constexpr InPlaceRules kInPlaceRules = make_in_place_rules();
+// Each kernel's rule is kernels.def's in_place column (rt::kInPlaceRules); Unary and Binary
+// are numbered 1 and 2, the count of inputs that may be overwritten.
+static_assert(static_cast<int>(InPlaceRule::Unary) == 1 && static_cast<int>(InPlaceRule::Binary) == 2,
+              "elementwise rules count their inputs");
 // in_place_over reads ints[0 .. 4] of the row-streaming kernels unchecked: check_op has
 // matched their count to the signature.
 static_assert(op_signature(static_cast<size_t>(KernelId::conv2d_s8)).ints >= 5 &&
@@ -378,17 +360,18 @@ EMBER_NOINLINE bool in_place_over(const Tensors& ts, const fbs::Op& op, uint32_t
                                   int32_t b, uint32_t* delta, bool* above) {
   *delta = 0;
   *above = op.rows_bottom_up();
-  const uint8_t rule = kInPlaceRules.rule[op.kernel()];  // a known id (check_op)
+  const InPlaceRule rule = kInPlaceRules[op.kernel()];  // a known id (check_op)
   // Only the result (output 0, `o`) may run in place; a second output (scratch) never
   // overlaps. Only conv2d_s8 and depthwise_conv2d_s8 run rows last-first: the flag on any
   // other op allows no overlap at all.
-  if (out != 0 || rule == kNoInPlace || (*above && rule != kConvRows && rule != kDepthwiseRows))
+  if (out != 0 || rule == InPlaceRule::None ||
+      (*above && rule != InPlaceRule::ConvRows && rule != InPlaceRule::DepthwiseRows))
     return false;
   const Ints& ins = *op.inputs();  // each accessor is a vtable lookup: read them once
   const flatbuffers::Array<int32_t, kMaxRank>& os = *o.dims();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
-  if (rule <= kBinary) {  // elementwise: inputs 0 .. rule - 1
-    for (uint32_t i = 0; i < rule; ++i) {
+  if (rule <= InPlaceRule::Binary) {  // elementwise: inputs 0 .. rule - 1
+    for (uint32_t i = 0; i < static_cast<uint32_t>(rule); ++i) {
       const fbs::Tensor* t = input_over(ts, ins, i, b);
       // The same shape: the same rank and dims, all five (those past the rank are 0, check_tensor).
       if (t != nullptr && elem <= dtype_bytes(static_cast<DType>(t->dtype())) && t->rank() == o.rank() &&
@@ -399,7 +382,7 @@ EMBER_NOINLINE bool in_place_over(const Tensors& ts, const fbs::Op& op, uint32_t
   }
   // ints (as many as the signature says, check_op): conv and depthwise {stride_h, stride_w,
   // pad_top, pad_left, dilation_h, ...}; pools {kh, kw, stride_h, stride_w, pad_top, ...}.
-  const uint32_t stride_at = rule == kPoolRows ? 2 : 0, block = rule == kConvRows ? 4 : 1;
+  const uint32_t stride_at = rule == InPlaceRule::PoolRows ? 2 : 0, block = rule == InPlaceRule::ConvRows ? 4 : 1;
   const fbs::Tensor* in = input_over(ts, ins, 0, b);
   if (in == nullptr) return false;
   const Ints& ints = *op.ints();
@@ -634,29 +617,25 @@ Status verify_file(Span<const uint8_t> file, const KernelTable& kernels,
   EMBER_CHECK_OR_RETURN(lim.num_regions <= kMaxRegions, Status::BadIndex,
                         "program: %" PRIu32 " regions, runtime supports %" PRIu32,
                         lim.num_regions, u32(kMaxRegions));
-  for (uint32_t r = 0; r < lim.num_regions; ++r) lim.region_size[r] = regions->Get(r)->size();
+  for (uint32_t r = 0; r < lim.num_regions; ++r) lim.region_size[r] = regions->Get(r)->size(), lim.placed[r] = 0;
   const flatbuffers::Vector<uint16_t>* kernel_list = p.kernels();
   for (uint32_t i = 0; i < count(kernel_list); ++i) {
     EMBER_CHECK_OR_RETURN(kernel_list->Get(i) < kNumKnownKernels, Status::UnknownKind,
                           "program: kernel list names id %" PRIu32, uint32_t{kernel_list->Get(i)});
   }
   uint32_t arena_end = 0;  // past the last arena tensor
-  uint32_t placed[kMaxRegions] = {};  // per region, past the last byte a tensor uses
   for (uint32_t i = 0; i < lim.num_tensors; ++i) {
     const fbs::Tensor& t = *ts.Get(i);
     EMBER_RETURN_IF_ERROR(check_tensor(i, t, lim));
-    if (t.storage() != fbs::Storage::Arena) continue;
-    arena_end = i + 1;
-    const uint32_t end = t.offset() + tensor_bytes(t);  // checked not to wrap
-    if (end > placed[t.region()]) placed[t.region()] = end;
+    if (t.storage() == fbs::Storage::Arena) arena_end = i + 1;
   }
   // A region may exceed its last byte only by the planner's rounding to 16 bytes. The host tools
   // allocate what a file states, so without this an 800-byte file could make them zero 4 GiB.
   for (uint32_t r = 0; r < lim.num_regions; ++r) {
-    const uint32_t slack = lim.region_size[r] - placed[r];  // placed <= size: check_tensor
-    EMBER_CHECK_OR_RETURN(slack <= ((0u - placed[r]) & (kDataAlignment - 1)), Status::OversizedRegion,
+    const uint32_t slack = lim.region_size[r] - lim.placed[r];  // placed <= size: check_tensor
+    EMBER_CHECK_OR_RETURN(slack <= ((0u - lim.placed[r]) & 15u), Status::OversizedRegion,
                           "program: region %" PRIu32 " states %" PRIu32 " bytes, its tensors use %" PRIu32,
-                          r, lim.region_size[r], placed[r]);
+                          r, lim.region_size[r], lim.placed[r]);
   }
   for (uint32_t i = 0; i < lim.num_tensors; ++i)
     EMBER_RETURN_IF_ERROR(check_view(i, *ts.Get(i), ts, lim.names));

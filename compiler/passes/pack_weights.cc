@@ -33,17 +33,6 @@ namespace {
 
 int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(i)); }
 
-bool has_optimized_kernel(int kernel) {
-  static const int ids[] = {
-#define EMBER_OPTIMIZED(name) kernel_id(#name),
-#include "kernels/arm/optimized.def"
-#undef EMBER_OPTIMIZED
-  };
-  for (int id : ids)
-    if (id == kernel) return true;
-  return false;
-}
-
 // add_s8's rescale tables cost 2 KB of flash per op and 512 recomputed entries at load, and save
 // about 1.7 instructions per element on the M55 and 25 on the M4 (ic's adds): below this many
 // output elements the op rescales each element instead. A judgement, not a measured break-even.
@@ -71,7 +60,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       op.kernel_reason = "portable kernel (moves bytes only; the same on every tier)";
       continue;
     }
-    if (!has_optimized_kernel(op.kernel)) {
+    if (!kernel_info(op.kernel)->optimized_on(tier)) {
       op.kernel_reason = "portable kernel: no " + tier_word + " kernel for " + std::string(kernel_info(op.kernel)->name);
       continue;
     }

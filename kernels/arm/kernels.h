@@ -1,8 +1,9 @@
 //===- kernels.h - The optimized kernels' adapters and their table -*- C++ -*-===//
 //
-// check_<name>/run_<name> in ember::kernels::arm for every line of optimized.def, and the
-// runtime table that uses them in place of the portable entries (for applications and tests
-// that link every kernel; firmware built by `ember export-c` gets a selective table instead).
+// check_<name>/run_<name> in ember::kernels::arm for every kernels.def row whose `optimized`
+// column is Arm, and the runtime table that uses them in place of the portable entries (for
+// applications and tests that link every kernel; firmware built by `ember export-c` gets a
+// selective table instead).
 
 #pragma once
 
@@ -11,11 +12,16 @@
 
 namespace ember::kernels::arm {
 
-#define EMBER_OPTIMIZED(name)                          \
+// EMBER_OPTIMIZED_<column>(name) expands a kernels.def row by its `optimized` column.
+#define EMBER_OPTIMIZED_Portable(name)
+#define EMBER_OPTIMIZED_Arm(name)                    \
   rt::Status check_##name(const rt::OpContext& ctx); \
   rt::Status run_##name(const rt::OpContext& ctx);
-#include "kernels/arm/optimized.def"
-#undef EMBER_OPTIMIZED
+#define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) EMBER_OPTIMIZED_##optimized(name)
+#include "kernels/kernels.def"
+#undef EMBER_KERNEL
+#undef EMBER_OPTIMIZED_Arm
+#undef EMBER_OPTIMIZED_Portable
 
 /// The conv and linear checks for host tools (python/src/host_runtime.cc): the device check,
 /// then every folded bias recomputed from the weights (fold.h) and compared, BadQuantization on
@@ -25,8 +31,7 @@ rt::Status check_conv2d_s8_with_fold(const rt::OpContext& ctx);
 rt::Status check_depthwise_conv2d_s8_with_fold(const rt::OpContext& ctx);
 rt::Status check_fully_connected_s8_with_fold(const rt::OpContext& ctx);
 
-/// Every kernel of kernels.def: the optimized entry where optimized.def lists one, else the
-/// portable one.
+/// Every kernel of kernels.def: the optimized entry where its row says Arm, else the portable one.
 rt::KernelTable arm_kernel_table();
 
 }  // namespace ember::kernels::arm

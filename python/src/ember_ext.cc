@@ -16,6 +16,7 @@
 #include "compiler/pipeline.h"
 #include "compiler/target.h"
 #include "host_runtime.h"
+#include "kernels/kernel_info.h"
 #include "kernels/kernel_table.h"
 
 namespace nb = nanobind;
@@ -141,6 +142,38 @@ NB_MODULE(_ember, m) {
   }, nb::arg("graph"), nb::arg("target"), nb::arg("print_ir_after"), nb::arg("memory") = "",
      nb::arg("plan") = "default", nb::arg("ram_budget") = 0);
   m.def("target_names", &compiler::target_names);
+  // targets/targets.def, row by row, as the compiler reads it.
+  m.def("targets", [] {
+    nb::list rows;
+    for (const std::string& name : compiler::target_names()) {
+      const compiler::Target t = compiler::find_target(name);
+      nb::list regions;
+      for (const compiler::MemoryRegion& r : t.regions) regions.append(nb::make_tuple(r.name, r.capacity));
+      nb::dict row;
+      row["name"] = t.name, row["tier"] = kernels::tier_name(t.tier), row["mcpu"] = t.mcpu;
+      row["qemu_board"] = t.qemu_board, row["regions"] = regions;
+      row["board_dir"] = t.board_dir, row["cpu_flags"] = t.cpu_flags;
+      rows.append(row);
+    }
+    return rows;
+  });
+  // kernels/kernels.def, row by row (index = kernel id).
+  m.def("kernels", [] {
+    static const char* const kInPlace[] = {"none", "unary", "binary", "conv_rows", "depthwise_rows", "pool_rows"};
+    nb::list rows;
+    for (size_t id = 0; id < kernels::kernel_count(); ++id) {
+      const kernels::KernelInfo& k = *kernels::kernel_info(id);
+      nb::list tiers;
+      for (kernels::Tier t : {kernels::Tier::Scalar, kernels::Tier::Dsp, kernels::Tier::Mve})
+        if (k.optimized_on(t)) tiers.append(kernels::tier_name(t));
+      nb::dict row;
+      row["name"] = k.name, row["inputs"] = k.inputs, row["outputs"] = k.outputs;
+      row["ints"] = k.ints, row["floats"] = k.floats;
+      row["in_place"] = kInPlace[static_cast<size_t>(k.in_place)], row["optimized"] = tiers;
+      rows.append(row);
+    }
+    return rows;
+  });
   // {id: (value, message)} for every status code (runtime/status.def).
   m.def("status_codes", [] {
     nb::dict codes;
