@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/op_info.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 
@@ -26,11 +27,6 @@ using Ints = std::vector<int64_t>;
 
 const Ints kToCl = {0, 2, 3, 1};  // NCHW -> NHWC
 const Ints kToCf = {0, 3, 1, 2};  // NHWC -> NCHW
-
-bool is_elementwise(const std::string& kind) {
-  return is_binary_kind(kind) || is_unary_kind(kind) || kind == "quantize" ||
-         kind == "dequantize" || kind == "cat" || kind == "pad";
-}
 
 // Logical channels-first dim -> stored dim, for rank 3 (NCL as N L 1 C) and rank 4.
 int64_t cl_dim(int64_t d, size_t rank) {
@@ -87,7 +83,7 @@ class LayoutPass {
       changed = false;
       for (const Op& op : g_.ops) {
         if (channel_softmax(op) && !cl_[op.outputs[0]]) cl_[op.outputs[0]] = changed = true;
-        if (!is_elementwise(op.kind)) continue;
+        if (!has_trait(op.kind, AnyLayout)) continue;
         const size_t rank = rank_[op.outputs[0]];
         if (rank != 3 && rank != 4) continue;
         std::vector<int> members(op.outputs.begin(), op.outputs.end());
@@ -173,7 +169,7 @@ class LayoutPass {
   void rewrite(Op& op) {
     if (op.kind == "conv") return conv(op);
     if (op.kind == "avg_pool2d" || op.kind == "max_pool2d") return emit(op);
-    const bool cl_op = !op.outputs.empty() && cl_[op.outputs[0]] && is_elementwise(op.kind);
+    const bool cl_op = !op.outputs.empty() && cl_[op.outputs[0]] && has_trait(op.kind, AnyLayout);
     if (cl_op) return elementwise(op);
     if (channel_softmax(op)) {
       op.attrs["dim"] = int64_t{3};

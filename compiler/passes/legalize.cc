@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/op_info.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 
@@ -63,14 +64,15 @@ class Legalizer {
 
   void legalize(Op& op) {
     const std::string name = base_name(op.kind);
-    static const std::map<std::string, std::string> kRenames = {
-        {"aten.add", "add"}, {"aten.sub", "sub"}, {"aten.mul", "mul"}, {"aten.div", "div"},
-        {"aten.minimum", "minimum"}, {"aten.maximum", "maximum"}, {"aten.pow", "pow"},
-        {"aten.neg", "neg"}, {"aten.abs", "abs"}, {"aten.exp", "exp"}, {"aten.log", "log"},
-        {"aten.sqrt", "sqrt"}, {"aten.rsqrt", "rsqrt"}, {"aten.sigmoid", "sigmoid"},
-        {"aten.tanh", "tanh"}, {"aten.hardswish", "hardswish"},
-        {"aten.hardsigmoid", "hardsigmoid"}, {"aten.silu", "silu"},
-        {"aten.linear", "linear"}, {"aten.rsub", "sub"}};
+    // ops.def's aten column, and rsub (other - self), sub with its operands swapped below.
+    static const std::map<std::string, std::string> kRenames = [] {
+      std::map<std::string, std::string> renames{{"aten.rsub", "sub"}};
+      size_t count = 0;
+      const OpInfo* ops = op_table(&count);
+      for (size_t i = 0; i < count; ++i)
+        if (*ops[i].aten != '\0') renames[ops[i].aten] = ops[i].kind;
+      return renames;
+    }();
     static const std::map<std::string, std::string> kViews = {
         {"aten.view", ""}, {"aten.reshape", ""}, {"aten._unsafe_view", ""},
         {"aten.flatten", ""}, {"aten.squeeze", ""}, {"aten.unsqueeze", ""},

@@ -3,7 +3,6 @@
 #include "compiler/passes/pass_util.h"
 
 #include <cstring>
-#include <set>
 
 namespace ember::compiler {
 
@@ -76,19 +75,6 @@ std::vector<uint8_t> permute_bytes(const std::vector<uint8_t>& data,
     }
   }
   return out;
-}
-
-bool is_unary_kind(const std::string& kind) {
-  static const std::set<std::string> kUnary = {
-      "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh",
-      "hardswish", "hardsigmoid", "silu", "gelu", "clamp"};
-  return kUnary.count(kind) != 0;
-}
-
-bool is_binary_kind(const std::string& kind) {
-  static const std::set<std::string> kBinary = {"add", "sub", "mul", "div",
-                                               "minimum", "maximum", "pow"};
-  return kBinary.count(kind) != 0;
 }
 
 }  // namespace ember::compiler

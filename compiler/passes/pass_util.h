@@ -33,8 +33,4 @@ std::vector<uint8_t> permute_bytes(const std::vector<uint8_t>& data,
 std::vector<int64_t> permute_shape(const std::vector<int64_t>& shape,
                                    const std::vector<int64_t>& perm);
 
-/// The op kinds that apply one function per element (the Ember names after legalize).
-bool is_unary_kind(const std::string& kind);
-bool is_binary_kind(const std::string& kind);
-
 }  // namespace ember::compiler

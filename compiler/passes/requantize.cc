@@ -87,12 +87,12 @@ class Requantizer {
   void lower(Op& op) {
     const std::string& k = op.kind;
     if (k == "conv" || k == "linear") return conv_like(op);
-    for (size_t i = 0; i < op.inputs.size() && is_binary_kind(k); ++i)
+    for (size_t i = 0; i < op.inputs.size() && has_trait(k, Binary); ++i)
       if (g_.tensors[op.inputs[i]].dtype == DType::Float32) return scalar_function(op, i);
     if (k == "add") return add(op);
     if (k == "mul") return mul(op);
     if (k == "softmax") return softmax(op);
-    if (k == "avg_pool2d" || k == "max_pool2d" || k == "reshape" || k == "transpose" || k == "pad") {
+    if (has_trait(k, SameQuant)) {
       if (!(q(op.inputs[0]) == q(op.outputs[0]))) return requantize_output(op, op.inputs[0]);
       set_bounds(op, op.outputs[0]);
       return g_.ops.push_back(std::move(op));
@@ -102,7 +102,7 @@ class Requantizer {
         if (!(q(op.inputs[i]) == q(op.outputs[0]))) requantize_input(op, i);
       return g_.ops.push_back(std::move(op));
     }
-    if (is_unary_kind(k)) return lut(op);
+    if (has_trait(k, Unary)) return lut(op);
     if (k == "requantize") return lower_requantize(op);
     diag_.error(op, k + ": no int8 lowering");
   }

@@ -2,12 +2,14 @@
 //
 // Chooses the kernel for each op from its kind and operand dtypes, and packs the op's
 // attributes into the integer and float parameter lists in the order kernels/kernels.def fixes.
-// Reshapes get no kernel: the memory planner makes them views. Every kernel today is the
-// portable reference one; the reason is recorded per op so `ember inspect` can show it.
+// Reshapes get no kernel: the memory planner makes them views. The kernel chosen here is the
+// portable one; pack_weights then records, per op, whether the target's tier has an optimized
+// kernel for it or why not, so `ember inspect` can show it.
 
 #include <cmath>
 
 #include "compiler/kernel_table.h"
+#include "compiler/op_info.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 
@@ -74,7 +76,7 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       name = "mul_s8";
       for (const char* key : {"a_zp", "b_zp", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
         op.ints.push_back(n(op, key));
-    } else if (is_binary_kind(k) && !s8) {
+    } else if (has_trait(k, Binary) && !s8) {
       name = k + "_f32";
       op.floats = {lo, hi};
     } else if (k == "avg_pool2d") {
@@ -133,7 +135,7 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       name = "dequantize_s8";
       op.ints = {q.zero_point[0]};
       op.floats = {static_cast<float>(q.scale[0])};
-    } else if (is_unary_kind(k) && !s8) {
+    } else if (has_trait(k, Unary) && !s8) {
       name = k + "_f32";
       if (k == "gelu") op.ints = {n(op, "approximate")};
       if (k == "clamp") op.floats = {static_cast<float>(op.f("min")), static_cast<float>(op.f("max"))};

@@ -1,7 +1,8 @@
 //===- unary_functions.h - Float definitions of Ember's unary ops ---------===//
 //
-// The exact float functions behind the unary ops, as PyTorch defines them, for building int8
-// lookup tables at compile time.
+// The float functions behind the unary ops, for building int8 lookup tables at compile time:
+// the portable float kernels' own (kernels/portable/unary_f32.h, written as PyTorch writes
+// them; ops.def names each op's), and the scalar forms of the binary ops.
 
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <cmath>
 
 #include "compiler/ir.h"
+#include "compiler/op_info.h"
 
 namespace ember::compiler {
 
@@ -25,30 +27,13 @@ inline float apply_scalar(const Op& op, float x) {
 }
 
 inline float apply_unary(const Op& op, float x) {
-  const std::string& k = op.kind;
   if (op.has("scalar")) return apply_scalar(op, x);
-  if (k == "neg") return -x;
-  if (k == "abs") return std::fabs(x);
-  if (k == "exp") return std::exp(x);
-  if (k == "log") return std::log(x);
-  if (k == "sqrt") return std::sqrt(x);
-  if (k == "rsqrt") return 1.0f / std::sqrt(x);
-  if (k == "sigmoid") return 1.0f / (1.0f + std::exp(-x));
-  if (k == "tanh") return std::tanh(x);
-  if (k == "hardswish") return x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-  if (k == "hardsigmoid") return std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-  if (k == "silu") return x / (1.0f + std::exp(-x));
-  if (k == "gelu") {
-    if (op.i("approximate")) {
-      const float inner = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-      return 0.5f * x * (1.0f + std::tanh(inner));
-    }
-    return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f));
-  }
-  if (k == "clamp") {
+  if (op.kind == "clamp")
     return static_cast<float>(std::min(std::max(static_cast<double>(x), op.f("min")), op.f("max")));
-  }
-  return x;
+  const OpInfo* info = op_info(op.kind);
+  if (info == nullptr || !info->has_fn) return x;
+  const bool tanh_gelu = op.kind == "gelu" && op.i("approximate");
+  return kernels::unary_op_f32(tanh_gelu ? kernels::UnaryOp::GeluTanh : info->fn, x);
 }
 
 }  // namespace ember::compiler

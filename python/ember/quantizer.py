@@ -79,7 +79,7 @@ _FIXED_QPARAMS_OPS = {
 # Standalone int8 -> int8 elementwise ops: own input/output qparams, run as 256-entry tables.
 _UNARY_OPS = _FUSABLE_ACTS | {aten.hardswish.default, aten.hardswish_.default,
                               aten.hardsigmoid.default, aten.gelu.default, aten.silu.default,
-                              aten.silu_.default, aten.leaky_relu.default, aten.elu.default}
+                              aten.silu_.default}
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
