@@ -3,9 +3,10 @@
 #   cmake -S <firmware project> -B build/fw -G Ninja \
 #         -DCMAKE_TOOLCHAIN_FILE=<ember>/targets/arm-none-eabi.cmake -DEMBER_TARGET=cortex-m4
 #
-# EMBER_TARGET (default cortex-m55) picks the row of targets/targets.def: its EMBER_FIRMWARE
-# line gives the CPU flags (set here for every language and the link) and the board support
-# folder (EMBER_BOARD, used by targets/CMakeLists.txt for the linker script and clock).
+# EMBER_TARGET (default cortex-m55) picks a target of targets/targets.def, through
+# targets/targets.cmake (generated from it): its CPU flags (set here for every language and the
+# link) and its board support folder (EMBER_BOARD, used by targets/CMakeLists.txt for the linker
+# script and clock).
 # Links with -nostartfiles (the board's startup.c is the start-up), newlib-nano for memcpy and
 # friends, nosys stubs for syscalls nothing should call, and --gc-sections.
 
@@ -22,13 +23,12 @@ if(NOT EMBER_TARGET)
 endif()
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES EMBER_TARGET)
 
-file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/targets.def" _ember_rows
-     REGEX "^EMBER_FIRMWARE\\(\"${EMBER_TARGET}\"")
-if(NOT _ember_rows MATCHES "^EMBER_FIRMWARE\\(\"[^\"]*\", *\"([^\"]*)\", *\"([^\"]*)\"\\)")
-  message(FATAL_ERROR "targets.def has no EMBER_FIRMWARE row for EMBER_TARGET='${EMBER_TARGET}'")
+include("${CMAKE_CURRENT_LIST_DIR}/targets.cmake")
+if(NOT EMBER_TARGET IN_LIST EMBER_FIRMWARE_TARGETS)
+  message(FATAL_ERROR "no firmware for EMBER_TARGET='${EMBER_TARGET}' (targets: ${EMBER_FIRMWARE_TARGETS})")
 endif()
-set(EMBER_BOARD "${CMAKE_MATCH_1}" CACHE STRING "board support folder under targets/boards" FORCE)
-set(EMBER_CPU_FLAGS "${CMAKE_MATCH_2}")
+set(EMBER_BOARD "${EMBER_TARGET_${EMBER_TARGET}_BOARD}" CACHE STRING "board support folder under targets/boards" FORCE)
+set(EMBER_CPU_FLAGS "${EMBER_TARGET_${EMBER_TARGET}_CPU_FLAGS}")
 
 set(CMAKE_C_FLAGS_INIT "${EMBER_CPU_FLAGS} -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT "${EMBER_CPU_FLAGS} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")

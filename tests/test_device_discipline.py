@@ -17,10 +17,10 @@ import pytest
 
 import ember
 from ember.firmware import (STACK_BUDGET, VERIFIER_FLASH_BUDGET, build_firmware, build_load_check_firmware,
-                            firmware_target, flash_breakdown, static_stack)
+                            firmware_target, firmware_targets, flash_breakdown, static_stack)
 from ember.models import ZOO
 
-TARGETS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")
+TARGETS = tuple(name for name, t in firmware_targets().items() if t.qemu_machine)  # every emulated board
 # Allocation entry points of newlib and the C++ runtime (operator new/delete, mangled for
 # 32-bit size_t), and the reentrant variants newlib's malloc is built on.
 HEAP = re.compile(r"^(malloc|free|calloc|realloc|reallocf|memalign|aligned_alloc|posix_memalign|"

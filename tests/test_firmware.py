@@ -190,3 +190,14 @@ def test_depth_multiplier_runs_the_optimized_kernel_bit_for_bit(target, tmp_path
     fw = build_firmware(program, target, tmp_path / "fw.elf", inputs=device_inputs(program, 2, seed=3))
     result = run_qemu(fw.elf, timeout=300)
     assert result.status == "pass" and result.mismatches == 0, result.describe() + "\n" + result.stdout[-2000:]
+
+
+def test_generated_target_table_for_cmake_is_current():
+    """targets/targets.cmake, which the toolchain file reads, is what `python3 -m
+    ember.target_cmake` writes from targets/targets.def now."""
+    from pathlib import Path
+
+    from ember.target_cmake import PATH, cmake_text
+
+    committed = (Path(__file__).resolve().parents[1] / PATH).read_text()
+    assert committed == cmake_text(), "targets.def changed: run python3 -m ember.target_cmake"
