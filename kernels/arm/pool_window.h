@@ -1,8 +1,9 @@
 //===- pool_window.h - Sliding windows clipped to the input ----*- C++ -*-===//
 //
 // The optimized pools (max_pool2d_s8, avg_pool2d_s8) clip each output pixel's window to the
-// input once, so their tier loops see only taps inside it: a rectangle of ny x nx pixels. The
-// convolutions find the output columns whose windows need no clipping (interior_x).
+// input once (clip_window, kernels/portable/pool_common.h), so their tier loops see only taps
+// inside it: a rectangle of ny x nx pixels. The convolutions find the output columns whose
+// windows need no clipping (interior_x).
 
 #pragma once
 
@@ -23,18 +24,6 @@ inline void interior_x(const Conv2dShape& s, const Conv2dGeometry& g, int32_t* x
   if (hi > s.out_w) hi = s.out_w;
   if (lo > hi) lo = hi;
   *x0 = lo, *x1 = hi;
-}
-
-/// The taps of a window starting at `start` that land in [0, in): the first one's index and
-/// how many.
-inline void clip_window(int32_t start, int32_t kernel, int32_t dilation, int32_t in, int32_t* first,
-                        int32_t* count) {
-  int32_t k0 = 0;
-  if (start < 0) k0 = (-start + dilation - 1) / dilation;
-  int32_t k1 = kernel;  // one past the last tap inside
-  if (start + (kernel - 1) * dilation >= in) k1 = start >= in ? 0 : (in - 1 - start) / dilation + 1;
-  *first = start + k0 * dilation;
-  *count = k1 > k0 ? k1 - k0 : 0;
 }
 
 /// One output pixel's window: ny x nx taps inside the input (either may be 0), the first at

@@ -160,9 +160,10 @@ PoolCase random_pool(Rng& r, bool dilated, int32_t max_in, int32_t max_out) {
       random_axis(r, h, w[0], w[6], w[2], &w[4], &oh);
       random_axis(r, wd, w[1], w[7], w[3], &w[5], &ow);
     }
-    // Pools keep each side's padding below the window (check_window_axis).
+    // Pools keep the leading padding at most half the window and the trailing one below it
+    // (check_window_axis).
     const int32_t ext_h = w[6] * (w[0] - 1) + 1, ext_w = w[7] * (w[1] - 1) + 1;
-    const bool pads_ok = w[4] < ext_h && (oh - 1) * w[2] + ext_h - h - w[4] < ext_h && w[5] < ext_w &&
+    const bool pads_ok = 2 * w[4] <= ext_h && (oh - 1) * w[2] + ext_h - h - w[4] < ext_h && 2 * w[5] <= ext_w &&
                          (ow - 1) * w[3] + ext_w - wd - w[5] < ext_w;
     const int32_t in[4] = {n, h, wd, c}, out[4] = {n, oh, ow, c};
     for (int32_t k = 0; k < 4; ++k) p.in_dims[k] = in[k], p.out_dims[k] = out[k];

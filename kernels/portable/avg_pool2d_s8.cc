@@ -1,7 +1,8 @@
 //===- avg_pool2d_s8.cc - Reference int8 2-D average pooling --------------===//
 //
 // Window sums in int32 (the check bounds a window to 2^23 positions of at most 255 each),
-// divided with TFLite's half-away rounding.
+// divided with TFLite's half-away rounding. The loops start and stop at the input's edges, so
+// a window far larger than the input costs what the input does.
 
 #include "kernels/portable/avg_pool2d_s8.h"
 
@@ -19,17 +20,10 @@ void avg_pool2d_s8(const Pool2dShape& s, const Pool2dWindow& w, bool count_inclu
         const int32_t x0 = x * w.stride_w - w.pad_left;
         for (int32_t c = 0; c < s.channels; ++c) {
           int32_t sum = 0, count = 0;
-          for (int32_t ky = 0; ky < w.kernel_h; ++ky) {
-            const int32_t iy = y0 + ky;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (int32_t kx = 0; kx < w.kernel_w; ++kx) {
-              const int32_t ix = x0 + kx;
-              if (ix < 0 || ix >= s.in_w) continue;
+          for (int32_t iy = y0 < 0 ? 0 : y0; iy < y0 + w.kernel_h && iy < s.in_h; ++iy)
+            for (int32_t ix = x0 < 0 ? 0 : x0; ix < x0 + w.kernel_w && ix < s.in_w; ++ix, ++count)
               sum += input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels +
                            c] - zp;
-              ++count;
-            }
-          }
           if (count_include_pad)
             count = padded_window_extent(y0, w.kernel_h, s.in_h, w.pad_top) *
                     padded_window_extent(x0, w.kernel_w, s.in_w, w.pad_left);

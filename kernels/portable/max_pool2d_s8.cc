@@ -1,6 +1,8 @@
 //===- max_pool2d_s8.cc - Reference int8 2-D max pooling ------------------===//
 //
-// Starting from -128 is the same as skipping padded positions: no int8 value is smaller.
+// Starting from -128 is the same as skipping padded positions: no int8 value is smaller. The
+// loops visit only the window's taps inside the input (clip_window), so a window far larger
+// than the input costs what the input does.
 
 #include "kernels/portable/max_pool2d_s8.h"
 
@@ -12,15 +14,17 @@ void max_pool2d_s8(const Pool2dShape& s, const Pool2dWindow& w, int32_t act_min,
                    const int8_t* input, int8_t* output) {
   for (int32_t n = 0; n < s.batches; ++n) {
     for (int32_t y = 0; y < s.out_h; ++y) {
+      int32_t iy0, ny;
+      clip_window(y * w.stride_h - w.pad_top, w.kernel_h, w.dilation_h, s.in_h, &iy0, &ny);
       for (int32_t x = 0; x < s.out_w; ++x) {
+        int32_t ix0, nx;
+        clip_window(x * w.stride_w - w.pad_left, w.kernel_w, w.dilation_w, s.in_w, &ix0, &nx);
         for (int32_t c = 0; c < s.channels; ++c) {
           int32_t m = -128;
-          for (int32_t ky = 0; ky < w.kernel_h; ++ky) {
-            const int32_t iy = y * w.stride_h - w.pad_top + ky * w.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (int32_t kx = 0; kx < w.kernel_w; ++kx) {
-              const int32_t ix = x * w.stride_w - w.pad_left + kx * w.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
+          for (int32_t ky = 0; ky < ny; ++ky) {
+            const int32_t iy = iy0 + ky * w.dilation_h;
+            for (int32_t kx = 0; kx < nx; ++kx) {
+              const int32_t ix = ix0 + kx * w.dilation_w;
               const int32_t v =
                   input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
               if (v > m) m = v;

@@ -90,8 +90,11 @@ inline bool valid_requantization(const int32_t* multiplier, const int32_t* shift
 /// positive, pad_before >= 0 and -stride < pad_after <= pad_before + max(stride-1, 1): no
 /// output could be added without more padding, and the end padding is what PyTorch's floor
 /// and ceil modes or padding="same" (one more at the end for an even extent) produce.
-/// Pools additionally need `pool`: both pads smaller than E (PyTorch's rule), so every window
-/// overlaps the input.
+/// The padded axis (in + pad_before + pad_after, and in + pad_before) fits int32, so every tap
+/// index and window end the kernels form (y * stride - pad_before + k * dilation) does too.
+/// Pools additionally need `pool`: pad_before at most E / 2 (PyTorch's rule for max and
+/// average pools, 1-D to 3-D) and pad_after smaller than E, so every window overlaps the input
+/// and an axis has at most about in / stride + 2 outputs.
 inline Status check_window_axis(int32_t in, int32_t out, int32_t kernel, int32_t stride,
                                 int32_t pad_before, int32_t dilation, bool pool) {
   EMBER_KCHECK(kernel >= 1 && stride >= 1 && dilation >= 1 && pad_before >= 0, BadOpParameter);
@@ -99,10 +102,12 @@ inline Status check_window_axis(int32_t in, int32_t out, int32_t kernel, int32_t
                BadOpParameter);
   EMBER_KCHECK(in >= 1 && out >= 1, BadShape);
   const int64_t extent = static_cast<int64_t>(dilation) * (kernel - 1) + 1;
-  const int64_t pad_after = static_cast<int64_t>(out - 1) * stride + extent - in - pad_before;
+  const int64_t padded = static_cast<int64_t>(out - 1) * stride + extent;
+  const int64_t pad_after = padded - in - pad_before;
   const int64_t extra = stride > 1 ? stride - 1 : 1;
   EMBER_KCHECK(pad_after > -stride && pad_after <= pad_before + extra, BadShape);
-  if (pool) EMBER_KCHECK(pad_before < extent && pad_after < extent, BadOpParameter);
+  EMBER_KCHECK(padded <= INT32_MAX && int64_t{in} + pad_before <= INT32_MAX, BadShape);
+  if (pool) EMBER_KCHECK(2 * pad_before <= extent && pad_after < extent, BadOpParameter);
   return Status::Ok;
 }
 

@@ -1,7 +1,9 @@
 //===- pool_common.h - Shapes and windows shared by 2-D pools ---*- C++ -*-===//
 //
-// The plain structs the 2-D pooling kernels (int8 and float, average and max) take, and their
-// shared shape check. Layout NHWC in and out; channels pass through unchanged.
+// The plain structs the 2-D pooling kernels (int8 and float, average and max) take, their
+// shared shape check, and the clipping of a window to the input that every pool's loops use,
+// so that a pool's work is bounded by its operands' sizes whatever its window. Layout NHWC in
+// and out; channels pass through unchanged.
 
 #pragma once
 
@@ -36,6 +38,21 @@ inline int32_t padded_window_extent(int32_t start, int32_t kernel, int32_t in,
   return end - start;
 }
 
+/// The taps of a window starting at `start` (its first tap, possibly < 0) with `kernel` taps
+/// `dilation` apart that land in [0, in): the first such tap's index and how many (0 if none).
+/// O(1), so a loop over the clipped taps does no work for taps in the padding: a window of
+/// 65,536 taps over a 1-pixel input costs one tap, not 65,536. Needs start + (kernel - 1) *
+/// dilation to fit int32, which check_window_axis ensures.
+inline void clip_window(int32_t start, int32_t kernel, int32_t dilation, int32_t in, int32_t* first,
+                        int32_t* count) {
+  int32_t k0 = 0;
+  if (start < 0) k0 = (-start + dilation - 1) / dilation;
+  int32_t k1 = kernel;  // one past the last tap inside
+  if (start + (kernel - 1) * dilation >= in) k1 = start >= in ? 0 : (in - 1 - start) / dilation + 1;
+  *first = start + k0 * dilation;
+  *count = k1 > k0 ? k1 - k0 : 0;
+}
+
 inline Pool2dShape pool_shape_from(const TensorView& in, const TensorView& out) {
   return Pool2dShape{in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2]};
 }
@@ -47,13 +64,17 @@ inline Pool2dWindow pool_window_from(const int32_t* ints, bool dilated) {
                       dilated ? ints[6] : 1, dilated ? ints[7] : 1};
 }
 
-/// in and out rank-4 NHWC of `dtype` with equal N and C, window consistent on both axes.
+/// in and out rank-4 NHWC of `dtype` with equal N and C, at least one channel, window
+/// consistent on both axes.
 inline Status check_pool2d(const TensorView& in, const TensorView& out, DType dtype,
                            const Pool2dWindow& w) {
   EMBER_KCHECK(valid_view(in) && valid_view(out), BadShape);
   EMBER_KCHECK(in.dtype == dtype && out.dtype == dtype, BadOpSignature);
   EMBER_KCHECK(in.rank == 4 && out.rank == 4, BadShape);
   EMBER_KCHECK(in.dims[0] == out.dims[0] && in.dims[3] == out.dims[3], BadShape);
+  // As for a conv (and PyTorch's pools): with no channels both tensors hold no bytes, and
+  // nothing would bound H and W.
+  EMBER_KCHECK(in.dims[3] >= 1, BadShape);
   EMBER_RETURN_IF_ERROR(check_window_axis(in.dims[1], out.dims[1], w.kernel_h, w.stride_h,
                                           w.pad_top, w.dilation_h, true));
   return check_window_axis(in.dims[2], out.dims[2], w.kernel_w, w.stride_w, w.pad_left,

@@ -1,6 +1,10 @@
 //===- pool_f32.cc - Reference float32 pooling ----------------------------===//
 //
 // Sums run in float32 in window order and divide once, as PyTorch's scalar CPU kernel does.
+// Every loop visits only the window's taps inside the input (from its edges, or clip_window
+// with dilation), so a window far larger than the input costs what the input does; the
+// count_include_pad divisor is an int64 product, as PyTorch's, since a padded window's area can
+// pass 2^31.
 
 #include "kernels/portable/pool_f32.h"
 
@@ -17,12 +21,12 @@ void avg_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, bool count_incl
         const int32_t x0 = x * w.stride_w - w.pad_left;
         for (int32_t c = 0; c < s.channels; ++c) {
           float sum = 0.0f;
-          int32_t count = 0;
+          int64_t count = 0;
           for (int32_t iy = y0 < 0 ? 0 : y0; iy < y0 + w.kernel_h && iy < s.in_h; ++iy)
             for (int32_t ix = x0 < 0 ? 0 : x0; ix < x0 + w.kernel_w && ix < s.in_w; ++ix, ++count)
               sum += input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
           if (count_include_pad)
-            count = padded_window_extent(y0, w.kernel_h, s.in_h, w.pad_top) *
+            count = int64_t{padded_window_extent(y0, w.kernel_h, s.in_h, w.pad_top)} *
                     padded_window_extent(x0, w.kernel_w, s.in_w, w.pad_left);
           output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.channels + c] =
               sum / static_cast<float>(count);
@@ -34,16 +38,18 @@ void avg_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, bool count_incl
 void max_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, const float* input,
                     float* output) {
   for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y)
-      for (int32_t x = 0; x < s.out_w; ++x)
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      int32_t iy0, ny;
+      clip_window(y * w.stride_h - w.pad_top, w.kernel_h, w.dilation_h, s.in_h, &iy0, &ny);
+      for (int32_t x = 0; x < s.out_w; ++x) {
+        int32_t ix0, nx;
+        clip_window(x * w.stride_w - w.pad_left, w.kernel_w, w.dilation_w, s.in_w, &ix0, &nx);
         for (int32_t c = 0; c < s.channels; ++c) {
           float m = -INFINITY;
-          for (int32_t ky = 0; ky < w.kernel_h; ++ky) {
-            const int32_t iy = y * w.stride_h - w.pad_top + ky * w.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (int32_t kx = 0; kx < w.kernel_w; ++kx) {
-              const int32_t ix = x * w.stride_w - w.pad_left + kx * w.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
+          for (int32_t ky = 0; ky < ny; ++ky) {
+            const int32_t iy = iy0 + ky * w.dilation_h;
+            for (int32_t kx = 0; kx < nx; ++kx) {
+              const int32_t ix = ix0 + kx * w.dilation_w;
               const float v =
                   input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
               if (v > m || v != v) m = v;
@@ -51,6 +57,8 @@ void max_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, const float* in
           }
           output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.channels + c] = m;
         }
+      }
+    }
 }
 
 void avg_pool3d_f32(const int32_t* id, const int32_t* od, const Pool3dParams& p,
@@ -64,7 +72,7 @@ void avg_pool3d_f32(const int32_t* id, const int32_t* od, const Pool3dParams& p,
           const int32_t s0[3] = {z * p.stride[0] - p.pad[0], y * p.stride[1] - p.pad[1],
                                  x * p.stride[2] - p.pad[2]};
           float sum = 0.0f;
-          int32_t count = 0;
+          int64_t count = 0;
           for (int32_t iz = s0[0] < 0 ? 0 : s0[0]; iz < s0[0] + p.kernel[0] && iz < id[2]; ++iz)
             for (int32_t iy = s0[1] < 0 ? 0 : s0[1]; iy < s0[1] + p.kernel[1] && iy < id[3]; ++iy)
               for (int32_t ix = s0[2] < 0 ? 0 : s0[2]; ix < s0[2] + p.kernel[2] && ix < id[4];

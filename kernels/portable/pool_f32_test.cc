@@ -1,7 +1,8 @@
 //===- pool_f32_test.cc - Tests of the float32 pooling kernels ------------===//
 //
 // 2-D average/max and 3-D average pooling against references written from PyTorch's
-// definitions (divisor, ceil mode, NaN propagation), and rejections.
+// definitions (divisor, ceil mode, NaN propagation), windows up to several times the input and
+// of 65,536 taps, and rejections.
 
 #include "kernels/portable/pool_f32.h"
 
@@ -14,12 +15,13 @@ namespace {
 
 using namespace testing;
 
-TEST(Pool2dF32, RandomAgainstReference) {
-  std::mt19937 rng(90);
+// Random 2-D pools with windows of up to max_kernel taps per axis against the reference.
+void pool2d_against_reference(uint32_t seed, int count, int max_kernel) {
+  std::mt19937 rng(seed);
   int cases = 0;
-  while (cases < 300) {
+  while (cases < count) {
     const int n = rand_int(rng, 1, 2), h = rand_int(rng, 1, 8), w = rand_int(rng, 1, 8);
-    const int c = rand_int(rng, 1, 3), kh = rand_int(rng, 1, 4), kw = rand_int(rng, 1, 4);
+    const int c = rand_int(rng, 1, 3), kh = rand_int(rng, 1, max_kernel), kw = rand_int(rng, 1, max_kernel);
     const int sh = rand_int(rng, 1, 3), sw = rand_int(rng, 1, 3);
     const int ph = rand_int(rng, 0, kh / 2), pw = rand_int(rng, 0, kw / 2);
     const bool max_pool = rand_int(rng, 0, 1) == 1, ceil_mode = rand_int(rng, 0, 1) == 1;
@@ -65,6 +67,37 @@ TEST(Pool2dF32, RandomAgainstReference) {
             ASSERT_NEAR(out[o], e, 1e-6) << "case " << cases;
           }
   }
+}
+
+TEST(Pool2dF32, RandomAgainstReference) { pool2d_against_reference(90, 300, 4); }
+
+// Windows up to 3 times the largest input (8): the kernels visit only the taps inside it.
+TEST(Pool2dF32, WindowsLargerThanTheInput) { pool2d_against_reference(92, 300, 24); }
+
+// 65,536 taps per axis, half of them padding, over 2x2 pixels: each output is the whole input.
+// With count_include_pad the divisor is the padded window's area, 2^32, past int32.
+TEST(Pool2dF32, HugeWindowOnTinyInput) {
+  const float in[8] = {1.5f, -2, 7, 0.25f, -3, NAN, 4, 8};  // 1x2x2x2: channel 1 holds a NaN
+  float out[8];
+  OpBuilder op;
+  op.in(in, DType::Float32, {1, 2, 2, 2}).out(out, DType::Float32, {1, 2, 2, 2});
+  op.ints = {65536, 65536, 1, 1, 32768, 32768, 1, 1};
+  ASSERT_EQ(check_max_pool2d_f32(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_max_pool2d_f32(op.ctx()), Status::Ok);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(out[2 * p], 7.0f);
+    EXPECT_TRUE(std::isnan(out[2 * p + 1]));
+  }
+  op.ints = {65536, 65536, 1, 1, 32768, 32768, 0};
+  ASSERT_EQ(check_avg_pool2d_f32(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_avg_pool2d_f32(op.ctx()), Status::Ok);
+  for (int p = 0; p < 4; ++p) {
+    EXPECT_EQ(out[2 * p], (1.5f - 3 + 7 + 4) / 4);
+    EXPECT_TRUE(std::isnan(out[2 * p + 1]));
+  }
+  op.ints[6] = 1;
+  ASSERT_EQ(run_avg_pool2d_f32(op.ctx()), Status::Ok);
+  for (int p = 0; p < 4; ++p) EXPECT_EQ(out[2 * p], (1.5f - 3 + 7 + 4) / 4294967296.0f);
 }
 
 TEST(Pool2dF32, MaxPropagatesNan) {
@@ -126,6 +159,22 @@ TEST(AvgPool3dF32, RandomAgainstReference) {
   }
 }
 
+// avg_pool3d with 65,536 taps per axis over 2x1x2 voxels: the whole input per output, and with
+// count_include_pad the divisor 2^48.
+TEST(AvgPool3dF32, HugeWindowOnTinyInput) {
+  const float in[4] = {1, 2, 3, 6};
+  float out[4];
+  OpBuilder op;
+  op.in(in, DType::Float32, {1, 1, 2, 1, 2}).out(out, DType::Float32, {1, 1, 2, 1, 2});
+  op.ints = {65536, 65536, 65536, 1, 1, 1, 32768, 32768, 32768, 0};
+  ASSERT_EQ(check_avg_pool3d_f32(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_avg_pool3d_f32(op.ctx()), Status::Ok);
+  for (float v : out) EXPECT_EQ(v, 3.0f);
+  op.ints[9] = 1;
+  ASSERT_EQ(run_avg_pool3d_f32(op.ctx()), Status::Ok);
+  for (float v : out) EXPECT_EQ(v, 12.0f / 281474976710656.0f);
+}
+
 TEST(PoolF32, CheckRejects) {
   OpBuilder op;
   op.in(nullptr, DType::Float32, {1, 2, 6, 6, 6}).out(nullptr, DType::Float32, {1, 2, 3, 3, 3});
@@ -149,6 +198,16 @@ TEST(PoolF32, CheckRejects) {
   EXPECT_EQ(check_max_pool2d_f32(p2.ctx()), Status::Ok);
   p2.outs[0].dims[2] = 3;
   EXPECT_EQ(check_max_pool2d_f32(p2.ctx()), Status::BadShape);
+  p2.outs[0].dims[2] = 2;
+  p2.ins[0].dims[3] = p2.outs[0].dims[3] = 0;  // no channels
+  EXPECT_EQ(check_max_pool2d_f32(p2.ctx()), Status::BadShape);
+  p2.ins[0].dims[3] = p2.outs[0].dims[3] = 1;
+  p2.ints = {3, 3, 1, 1, 2, 2, 1, 1};  // padding 2 of 3: over half the window
+  p2.outs[0].dims[1] = p2.outs[0].dims[2] = 6;
+  EXPECT_EQ(check_max_pool2d_f32(p2.ctx()), Status::BadOpParameter);
+  p2.ints = {3, 3, 1, 1, 1, 1, 2, 2};  // dilated: padding 1 of an extent of 5
+  p2.outs[0].dims[1] = p2.outs[0].dims[2] = 2;
+  EXPECT_EQ(check_max_pool2d_f32(p2.ctx()), Status::Ok);
 }
 
 }  // namespace

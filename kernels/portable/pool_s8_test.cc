@@ -1,8 +1,9 @@
 //===- pool_s8_test.cc - Tests of the int8 pooling kernels ----------------===//
 //
 // Average and max pooling: hand cases, random cases (PyTorch floor and ceil modes, padding,
-// dilation for max, count_include_pad both ways) against a reference that walks the padded
-// window explicitly, and the checks' rejections.
+// dilation for max, count_include_pad both ways, windows up to several times the input) against
+// a reference that walks the padded window explicitly, windows of 65,536 taps on a few pixels,
+// and the checks' rejections.
 
 #include <gtest/gtest.h>
 
@@ -48,10 +49,12 @@ struct PoolCase {
   int n, h, w, c, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 };
 
-PoolCase random_pool(std::mt19937& rng, bool dilated) {
+// Windows of up to max_kernel taps per axis: 4, or past the input's size (clipped by the
+// kernels to the taps inside it).
+PoolCase random_pool(std::mt19937& rng, bool dilated, int max_kernel = 4) {
   PoolCase p{};
   p.n = rand_int(rng, 1, 2), p.h = rand_int(rng, 1, 9), p.w = rand_int(rng, 1, 9);
-  p.c = rand_int(rng, 1, 5), p.kh = rand_int(rng, 1, 4), p.kw = rand_int(rng, 1, 4);
+  p.c = rand_int(rng, 1, 5), p.kh = rand_int(rng, 1, max_kernel), p.kw = rand_int(rng, 1, max_kernel);
   p.sh = rand_int(rng, 1, 3), p.sw = rand_int(rng, 1, 3);
   p.ph = rand_int(rng, 0, p.kh / 2), p.pw = rand_int(rng, 0, p.kw / 2);
   p.dh = dilated ? rand_int(rng, 1, 2) : 1, p.dw = dilated ? rand_int(rng, 1, 2) : 1;
@@ -61,11 +64,11 @@ PoolCase random_pool(std::mt19937& rng, bool dilated) {
   return p;
 }
 
-TEST(AvgPool2dS8, RandomAgainstReference) {
-  std::mt19937 rng(50);
+void avg_against_reference(uint32_t seed, int count, int max_kernel) {
+  std::mt19937 rng(seed);
   int cases = 0;
-  while (cases < 400) {
-    const PoolCase p = random_pool(rng, false);
+  while (cases < count) {
+    const PoolCase p = random_pool(rng, false, max_kernel);
     if (p.oh < 1 || p.ow < 1) continue;
     ++cases;
     const int32_t zp = random_zp(rng);
@@ -100,11 +103,11 @@ TEST(AvgPool2dS8, RandomAgainstReference) {
   }
 }
 
-TEST(MaxPool2dS8, RandomAgainstReference) {
-  std::mt19937 rng(51);
+void max_against_reference(uint32_t seed, int count, int max_kernel) {
+  std::mt19937 rng(seed);
   int cases = 0;
-  while (cases < 400) {
-    const PoolCase p = random_pool(rng, true);
+  while (cases < count) {
+    const PoolCase p = random_pool(rng, true, max_kernel);
     if (p.oh < 1 || p.ow < 1) continue;
     ++cases;
     const int32_t lo = rand_int(rng, -128, 0), hi = rand_int(rng, lo, 127);
@@ -133,6 +136,56 @@ TEST(MaxPool2dS8, RandomAgainstReference) {
   }
 }
 
+TEST(AvgPool2dS8, RandomAgainstReference) { avg_against_reference(50, 400, 4); }
+TEST(MaxPool2dS8, RandomAgainstReference) { max_against_reference(51, 400, 4); }
+
+// Windows up to 2.5 times the largest input (9): most taps fall in the padding, which the
+// kernels skip without visiting; the reference walks them all.
+TEST(AvgPool2dS8, WindowsLargerThanTheInput) { avg_against_reference(52, 300, 24); }
+TEST(MaxPool2dS8, WindowsLargerThanTheInput) { max_against_reference(53, 300, 24); }
+
+// 65,536 taps per axis (the most a check accepts) with half of them as padding over 2x3
+// pixels: every output's window holds the whole input, and each output costs its 6 taps.
+// Unclipped, the 24 outputs would walk 2^32 positions each.
+TEST(PoolS8, HugeWindowOnTinyInput) {
+  const int8_t in[12] = {5, -7, 120, 3, -128, 9, 44, 0, -3, -60, 17, 101};  // 1x2x3x2
+  int8_t out[12];
+  OpBuilder op;
+  op.in(in, DType::Int8, {1, 2, 3, 2}).out(out, DType::Int8, {1, 2, 3, 2});
+  op.ints = {65536, 65536, 1, 1, 32768, 32768, 1, 1, -128, 127};
+  ASSERT_EQ(check_max_pool2d_s8(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_max_pool2d_s8(op.ctx()), Status::Ok);
+  for (int k = 0; k < 12; ++k) EXPECT_EQ(out[k], k % 2 == 0 ? 120 : 101) << k;
+  // The same window dilated by 2 (extent 131,071, padding 65,535): the taps inside are those of
+  // the input's even rows and columns from the window's parity.
+  op.ints = {65536, 65536, 1, 1, 65535, 65535, 2, 2, -128, 127};
+  op.outs[0].dims[1] = 2, op.outs[0].dims[2] = 3;
+  ASSERT_EQ(check_max_pool2d_s8(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_max_pool2d_s8(op.ctx()), Status::Ok);
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 3; ++x)
+      for (int c = 0; c < 2; ++c) {
+        int m = -128;  // taps at rows y + 2i - 65535 (odd offset: the other parity) and so on
+        for (int iy = (y + 1) % 2; iy < 2; iy += 2)
+          for (int ix = (x + 1) % 2; ix < 3; ix += 2) m = std::max<int>(m, in[(iy * 3 + ix) * 2 + c]);
+        EXPECT_EQ(out[(y * 3 + x) * 2 + c], m) << y << x << c;
+      }
+  // Average: the check caps a window at 2^23 taps, so 65,536 x 128; zero point 1.
+  op.ints = {65536, 128, 1, 1, 32768, 64, /*count_include_pad=*/0, 1, -128, 127};
+  ASSERT_EQ(check_avg_pool2d_s8(op.without_data().ctx()), Status::Ok);
+  ASSERT_EQ(run_avg_pool2d_s8(op.ctx()), Status::Ok);
+  for (int c = 0; c < 2; ++c) {
+    int sum = 0;
+    for (int k = c; k < 12; k += 2) sum += in[k] - 1;
+    const int mean = static_cast<int>(std::nearbyint(sum / 6.0)) + 1;
+    for (int k = c; k < 12; k += 2) EXPECT_EQ(out[k], mean) << k;
+  }
+  // Counting the padding, the divisor is the whole window, 2^23: every mean rounds to 0.
+  op.ints[6] = 1;
+  ASSERT_EQ(run_avg_pool2d_s8(op.ctx()), Status::Ok);
+  for (int k = 0; k < 12; ++k) EXPECT_EQ(out[k], 1) << k;
+}
+
 TEST(PoolS8, CheckRejects) {
   auto make = [] {
     OpBuilder op;  // 1x7x7x3, kernel 3, stride 2, pad 1 -> 4x4
@@ -155,6 +208,18 @@ TEST(PoolS8, CheckRejects) {
   // Padding as large as the kernel: PyTorch rejects it, so do we.
   expect([](OpBuilder& o) { o.ints[4] = 3, o.outs[0].dims[1] = 6; }, Status::BadOpParameter,
          Status::BadOpParameter);
+  // Padding over half the window (PyTorch's limit), here 3 of 5 with the outputs consistent.
+  expect([](OpBuilder& o) { o.ints[0] = 5, o.ints[2] = 1, o.ints[4] = 3, o.outs[0].dims[1] = 7; },
+         Status::BadOpParameter, Status::BadOpParameter);
+  // No channels: N, H and W would bound nothing (both tensors empty).
+  expect([](OpBuilder& o) { o.ins[0].dims[3] = 0, o.outs[0].dims[3] = 0; }, Status::BadShape,
+         Status::BadShape);
+  // A padded height past int32 (2^31 - 100 rows, 64 of padding and more after).
+  expect([](OpBuilder& o) {
+           o.ins[0].dims[1] = INT32_MAX - 100, o.outs[0].dims[1] = INT32_MAX - 100;
+           o.ints[0] = 129, o.ints[2] = 1, o.ints[4] = 64;
+         },
+         Status::BadShape, Status::BadShape);
   expect([](OpBuilder& o) { o.ins[0].dtype = DType::Float32; }, Status::BadOpSignature,
          Status::BadOpSignature);
   expect([](OpBuilder& o) { o.ints[9] = -129; }, Status::BadOpParameter, Status::BadOpParameter);
