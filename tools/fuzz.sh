@@ -46,11 +46,22 @@ for arch in "${ARCHES[@]}"; do
   cmake --build "$OUT/$arch" >/dev/null
 done
 
+# Per-input time limits, so that a hang (SECURITY.md counts one as a vulnerability) is a
+# finding: libFuzzer stops with a timeout- artifact and a non-zero exit. The fuzzing pass runs
+# programs of at most 8 KiB of arena, which take milliseconds even in the slowest build (i386,
+# ASan and UBSan); 10 s is a thousand times that, so a loaded machine makes no finding, while a
+# kernel walking a 65,536-tap window per output takes minutes. The seed pass runs the zoo's
+# largest programs in full with both kernel tables, up to about 1 s each in the i386 build: 30 s
+# keeps a margin of 30.
+FUZZ_TIMEOUT=10
+SEED_TIMEOUT=30
+
 # Every seed once with the arena cap at 4 MiB and both kernel tables, so the zoo programs run in
 # full under the sanitizers (the fuzzing itself runs only programs with up to 8 KiB of arena,
 # each input with one table, for speed).
 for arch in "${ARCHES[@]}"; do
-  EMBER_FUZZ_MAX_ARENA=4194304 EMBER_FUZZ_BOTH_TABLES=1 "$OUT/$arch/program_fuzzer" -runs=0 "$OUT/seeds" \
+  EMBER_FUZZ_MAX_ARENA=4194304 EMBER_FUZZ_BOTH_TABLES=1 "$OUT/$arch/program_fuzzer" -runs=0 \
+    -timeout="$SEED_TIMEOUT" "$OUT/seeds" \
     >"$OUT/seeds-$arch.log" 2>&1 || { echo "fuzz $arch: a seed fails (see $OUT/seeds-$arch.log)"; exit 1; }
 done
 
@@ -65,7 +76,7 @@ run_one() {
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$OUT/$arch/program_fuzzer" -max_total_time="$SECONDS_PER_BUILD" -timeout=10 \
+    "$OUT/$arch/program_fuzzer" -max_total_time="$SECONDS_PER_BUILD" -timeout="$FUZZ_TIMEOUT" \
       -rss_limit_mb=2048 -max_len=65536 -dict=fuzz/program.dict -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$corpus" "$OUT/seeds" >"$log" 2>&1
   local rc=$?
