@@ -5,11 +5,17 @@ repeatable), MACs (ember.models.stats.count) and MACs per instruction, RAM (plan
 region, the runtime's own state, the measured stack high-water mark), flash split from the link
 map (runtime core, kernels, constants, other), mismatches against the host runtime, and the
 instructions of every op. docs/firmware.md explains each number.
+
+The Markdown page is a function of the JSON alone (`render_page`), so a committed JSON and its
+page can be checked against each other without QEMU (`ember bench --from-json`,
+tests/test_docs.py): docs/results.md is that page.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -19,7 +25,7 @@ DEFAULT_TARGETS = ("cortex-m55", "cortex-m4", "cortex-m3")
 
 
 def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: Path) -> dict:
-    from ember.firmware import (STACK_BUDGET, FirmwareError, build_firmware, flash_breakdown,
+    from ember.firmware import (STACK_BUDGET, FirmwareError, build_firmware, elf_size, flash_breakdown,
                                 firmware_target, run_qemu, static_stack)
 
     fw = build_firmware(program, target, work / f"{model_name}-{target}.elf", inputs=inputs)
@@ -37,6 +43,8 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
     test_vectors = sum(x.nbytes for case in inputs for x in case) + sum(
         y.nbytes for case in fw.expected for y in case)
     flash["test_vectors"] = test_vectors   # part of "other": not needed by a real application
+    size = elf_size(fw.elf)
+    flash["elf_text_data"] = size["text"] + size["data"]   # what `ember demo` prints
     instructions = result.instructions
     shapes = {b["tensor"]: b["shape"] for b in info["memory"]["buffers"]}
     ops = []
@@ -54,6 +62,9 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
         if instructions and result.load_instructions else None,
         "macs_per_instruction": round(macs / instructions, 4) if instructions else None,
         "ram": ram, "flash": flash, "mismatches": result.mismatches, "ops": ops,
+        "program": {"file_bytes": info["file_bytes"], "constant_bytes": info["constant_bytes"],
+                    "ops": len(info["ops"]), "kernels": len(info["kernels"]),
+                    "peak_op": info["memory"]["peak_op"]},
         "emulation_seconds": round(result.seconds, 2),
     }
 
@@ -66,6 +77,7 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
     from ember.models import ZOO, stats
     from ember.program import to_device
 
+    began = time.perf_counter()
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="ember-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     results = []
@@ -107,21 +119,94 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
         except (ember.CompileError, RuntimeError) as e:
             core[target] = {"error": str(e)}
         log(f"runtime core on {target}: {core[target]}")
-    report = {"results": results, "runtime_core": core, "method": "QEMU 7.2 -icount shift=10,sleep=off, SysTick in the guest "
-              "(docs/firmware.md); instructions, not cycles"}
+    report = {"results": results, "runtime_core": core, "method": "QEMU -icount shift=10,sleep=off, SysTick in the guest "
+              "(docs/firmware.md); instructions, not cycles", "source": _source(models, targets, plans, memory)}
+    report["source"]["seconds"] = round(time.perf_counter() - began)
     if json_path:
         Path(json_path).write_text(json.dumps(report, indent=1) + "\n")
     if md_path:
-        text = markdown(results) + "\nRuntime core (flash bytes of libember_runtime.a in the link map; "
-        text += "with error messages / with EMBER_NO_LOG): "
-        text += ", ".join(f"{t} {c.get('with_log', '?'):,} / {c.get('no_log', '?'):,}" for t, c in core.items()
-                          if "error" not in c) + "\n"
-        text += ("\nVerifier, part of the runtime core (flash bytes of program_verifier and program_structure "
-                 "in the link map; with error messages / with EMBER_NO_LOG): ")
-        text += ", ".join(f"{t} {c['verifier']['with_log']:,} / {c['verifier']['no_log']:,}"
-                          for t, c in core.items() if "error" not in c) + "\n"
-        Path(md_path).write_text(text + "\n### Per layer\n" + layers_markdown(results))
+        Path(md_path).write_text(render_page(report))
     return report
+
+
+def render_page(report: dict) -> str:
+    """The Markdown page of a bench report: what was measured and how, the summary table, the
+    runtime core and verifier per target, load cost and static stack, then one per-layer table
+    per model and target (default plans)."""
+    results, core, src = report["results"], report.get("runtime_core", {}), report.get("source", {})
+    out = ["# Results",
+           "Written by `ember bench` from `docs/results.json`; do not edit it by hand. To measure again "
+           f"({_duration(src.get('seconds'))} on {src.get('cpus', '?')} cores) and rewrite both:\n",
+           f"```sh\n{src.get('command', 'ember bench')}\n```\n",
+           "To rewrite this page from the JSON alone: `ember bench --from-json docs/results.json --md "
+           "docs/results.md`. `tests/test_docs.py` fails when the page is not what the JSON gives.\n"]
+    if src:
+        tree = "" if src.get("clean") else " with uncommitted changes in the measured sources"
+        out.append(f"Measured at commit `{src.get('commit', '?')}`{tree}; {src.get('gcc', '?')}; "
+                   f"{src.get('qemu', '?')}. {report.get('method', '')}. What each column counts: "
+                   "[firmware.md](firmware.md#how-the-numbers-are-measured).\n")
+    out.append("## Summary\n\n" + markdown(results))
+    ok = {t: c for t, c in core.items() if "error" not in c}
+    if ok:
+        out.append("\n## Runtime core and verifier\n\n"
+                   "Flash bytes in the link map of a one-layer model's firmware (the model does not change "
+                   "them): `libember_runtime.a`, and of it the load-time file checks (`program_verifier`, "
+                   "`program_structure`), with error messages and with `EMBER_NO_LOG`.\n\n"
+                   "| target | runtime core | runtime core, `EMBER_NO_LOG` | verifier | verifier, `EMBER_NO_LOG` |\n"
+                   "|---|---:|---:|---:|---:|\n" +
+                   "".join(f"| {t} | {c['with_log']:,} | {c['no_log']:,} | {c['verifier']['with_log']:,} | "
+                           f"{c['verifier']['no_log']:,} |\n" for t, c in ok.items()))
+    out.append("\n## Load cost and stack\n\n" + load_markdown(results))
+    out.append("\n## Per layer (default plans)\n\nEach op's `Executor::run_op` (binding and call included); "
+               "the kernel column is the program's `kernel_note`. MACs are 0 for ops without "
+               "multiply-accumulates.\n" + layers_markdown([r for r in results if r.get("plan", "default") == "default"]))
+    return "\n\n".join(part.strip("\n") for part in out) + "\n"
+
+
+def load_markdown(results: list[dict]) -> str:
+    """Program::load's instructions (every check, once per program), its ratio to one inference,
+    the op-by-op lower bound of the plan, and the static stack bounds of load and run."""
+    rows = ["| model | plan | target | load instructions | load / inference | arena lower bound | "
+            "stack bound: load / run (static) | stack used (measured) |",
+            "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in results:
+        if r.get("status") != "pass":
+            continue
+        ram, share = r["ram"], r.get("load_share")
+        rows.append(f"| {r['model']} | {r.get('plan', 'default')} | {r['target']} | "
+                    f"{r['load_instructions']:,} | {'' if share is None else f'{100 * share:.1f}%'} | "
+                    f"{ram.get('lower_bound', 0):,} | {ram['stack_static']['load']:,} / "
+                    f"{ram['stack_static']['run']:,} | {ram['stack']:,} |")
+    return "\n".join(rows) + "\n"
+
+
+def _source(models, targets, plans, memory) -> dict:
+    """What was measured: the sources' commit, whether they had uncommitted changes, the
+    toolchain, and the command that measures it again."""
+    from ember.firmware import source_root
+
+    root = source_root()
+
+    def run(*cmd) -> str:
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+
+    dirty = run("git", "-C", str(root), "status", "--porcelain", "--", "runtime", "kernels", "compiler",
+                "schema", "targets", "python")
+    command = (f"ember bench --models {','.join(models)} --targets {','.join(targets)} --plan {','.join(plans)}"
+               + (f" --memory {memory}" if memory else "") + " --json docs/results.json --md docs/results.md")
+    return {"commit": run("git", "-C", str(root), "rev-parse", "--short=12", "HEAD") or "?",
+            "clean": not dirty, "gcc": run("arm-none-eabi-gcc", "--version").split("\n")[0],
+            "qemu": run("qemu-system-arm", "--version").split("\n")[0], "command": command,
+            "cpus": os.cpu_count()}
+
+
+def _duration(seconds) -> str:
+    if seconds is None:
+        return "time not recorded"
+    return f"{seconds / 60:.0f} minutes" if seconds >= 120 else f"{seconds} s"
 
 
 def _tiny():

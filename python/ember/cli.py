@@ -196,8 +196,14 @@ def _export_c(args) -> int:
 
 
 def _bench(args) -> int:
-    from ember.bench import run_bench
+    from ember.bench import render_page, run_bench
 
+    if args.from_json:
+        if not args.md:
+            raise SystemExit("ember bench --from-json needs --md, the page to write")
+        from pathlib import Path
+        Path(args.md).write_text(render_page(json.loads(Path(args.from_json).read_text())))
+        return 0
     report = run_bench(args.models.split(","), args.targets.split(","), args.json, args.md, args.work_dir,
                        plans=args.plan.split(","), memory=args.memory)
     bad = [r for r in report["results"] if r.get("status") != "pass"]
@@ -270,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", default="kws,vww,ic,ad,sww")
     p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
     p.add_argument("--json")
-    p.add_argument("--md", help="Markdown: the summary table, then a per-layer table per model and target")
+    p.add_argument("--md", help="Markdown: the summary table, runtime core, load cost and stack, then a "
+                   "per-layer table per model and target (default plans); docs/results.md is one")
+    p.add_argument("--from-json", metavar="JSON", help="write --md from this bench JSON; run nothing")
     p.add_argument("--work-dir", help="where the ELFs and maps go (default: a temporary folder)")
     p.add_argument("--memory", help="region capacities, e.g. DTCM=64K,SRAM=256K (default: the target table)")
     p.add_argument("--plan", default="default", help="memory plan(s), comma-separated: simple, default, "
