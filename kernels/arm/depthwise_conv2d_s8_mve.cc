@@ -2,9 +2,9 @@
 //
 // Sixteen channels per vector. MVE has no lane-wise vector-by-vector multiply-accumulate, so
 // each tap is VMULLB/VMULLT.S8 (exact int16 products of the even and odd channels) widened
-// into four int32 accumulators (VMOVLB/VMOVLT + VADD): 12 instructions per 16 MACs, against 16
-// with four-channel VLDRB.S32 loads. Full groups take the taps two at a time (tap_pair): the
-// two taps' int16 products are added in int16 and widened once, 19 instructions per 32 MACs.
+// into four int32 accumulators (VMOVLB/VMOVLT + VADD), fewer instructions than four-channel
+// VLDRB.S32 loads. Full groups take the taps two at a time (tap_pair): the two taps' int16
+// products are added in int16 and widened once.
 // That is exact only for weights in [-127, 127], which this tier's check requires (a filter
 // holding -128 is refused with BadQuantization; the compiler gives such an op the portable
 // kernel). A tail group, and an odd last tap, take one tap at a time.
@@ -52,9 +52,9 @@ constexpr uint32_t kLaneChannels[2][4][4] = {
     {{0, 4, 0, 4}, {2, 6, 2, 6}, {1, 5, 1, 5}, {3, 7, 3, 7}},
 };
 
-// The group's constants gathered into lane order (VLDRW gathers, about 50 instructions; the
-// scalar loops took about 470 per group, 12,594 of sww's instructions on the M55). Lanes past
-// count load nothing (zero-predicated).
+// The group's constants gathered into lane order (VLDRW gathers; scalar loops cost several
+// times as much, which counts where groups have few pixels, as in sww). Lanes past count load
+// nothing (zero-predicated).
 void prepare(const DepthwiseS8& d, int32_t c0, int32_t count, Group* g, bool packed = false) {
   const int32_t* const bias = d.bias + c0;
   const int32_t* const mult = d.multiplier + c0;
@@ -110,7 +110,7 @@ inline int8x16_t load16(const int8_t* p, mve_pred16_t pred) {
 }
 
 // Two taps (inputs x0, x1, weights w0, w1) whose int16 products are summed in int16 and
-// widened once: 19 instructions for 32 MACs against 24. Exact because the weights are in
+// widened once, instead of widening each tap's. Exact because the weights are in
 // [-127, 127] (check_depthwise_conv2d_s8 refuses a filter holding -128 on this tier) and every
 // input byte, padding (input_zp) included, is in [-128, 127]: |x * w| <= 128 * 127 = 16,256,
 // so the sum of two is at most 32,512 in magnitude, inside int16. (A weight of -128 would
@@ -178,7 +178,7 @@ inline void tap_pair(Acc& a, const int8_t* x0, const int8_t* w0, const int8_t* x
 // A full group's 3x3 window, dilation 1, from kPixel-byte pixels (16: the strip; 8: two 8-channel
 // pixels per vector, group_packed) with the weights in a table 16 bytes apart: every load is at
 // an immediate offset from one of three row pointers or the table, so the window costs no
-// address arithmetic (about 25 instructions per pixel when the strides were run-time values).
+// address arithmetic (which run-time strides would need per tap).
 // Four pairs and one tap, as interior's 3x3. The table is addressed from its middle: VLDRB
 // offsets reach +-127.
 #define EMBER_DW_3X3(X1, X2)                                                                  \
@@ -513,8 +513,8 @@ __attribute__((noinline)) void group(const Ctx& k, int8_t* table) {
   // A 3x3 window (dilation 1) with shifts <= -1 on an input of 16 channels (vww's blocks.1.dw,
   // stride 2, too large for the strip): pixels and filter taps are 16 bytes apart, as on the
   // strip and its table, so the interior pixels read the input and the filter themselves at
-  // immediate offsets (interior_3x3_packed). For 32 channels (blocks.3.dw) a second instance
-  // of the asm saved 10,600 instructions for 640 bytes of code.
+  // immediate offsets (interior_3x3_packed). Not for 32 channels (blocks.3.dw): a second
+  // instance of the asm saves little for its code size (docs/history.md).
   const bool input_packed = !kTail && !row_packed && s.in_c == 16 && s.filter_h == 3 && s.filter_w == 3 &&
                             geo.dilation_h == 1 && geo.dilation_w == 1 && k.g->mode == Shifts::Right;
   for (int32_t nb = 0; nb < s.batches; ++nb)
@@ -741,8 +741,8 @@ __attribute__((noinline)) void eight_channels(const Ctx& k1, Group& g, int8_t* s
 }  // namespace
 
 // Runs once per depthwise op at load, over all its weights: lane-wise minima in a register,
-// 32 bytes per turn, and one reduction at the end (a reduction per vector took four times the
-// instructions).
+// 32 bytes per turn, and one reduction at the end (a reduction per vector costs several times
+// as much).
 int8_t depthwise_conv2d_s8_min_weight(const int8_t* filter, size_t n) {
   int8x16_t lo = vdupq_n_s8(filter[0]);
   size_t i = 0;
@@ -775,7 +775,7 @@ void depthwise_conv2d_s8_body(const DepthwiseS8& d) {
   // Larger maps in bands (group_strip): a 3x3 window of stride and dilation 1
   // (interior_3x3_packed), input and output disjoint. (With stride 2 a band of 8 strip columns
   // holds 3 outputs, and the copies cost more than the packed window saves: vww's blocks.1.dw
-  // 16% slower.)
+  // was slower.)
   const int32_t band = band_width(s, d.geometry, sh);
   const bool banded = d.disjoint && band > 0 && s.filter_h == 3 && s.filter_w == 3 && d.geometry.stride_w == 1 &&
                       d.geometry.dilation_h == 1 && d.geometry.dilation_w == 1;

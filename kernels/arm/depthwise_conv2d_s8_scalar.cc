@@ -15,10 +15,10 @@
 //     taps cost nothing (the folded bias would need input_zp * w added back for each).
 // Filters with more than kMaxListedTaps taps take a nested loop per channel.
 //
-// Tap loop per four channels: DSP 13 instructions (LDRD of the two offsets, two LDR, four
-// SXTB16, four SMLAxy, compare, branch; border +2 SSUB16), Cortex-M3 17 (LDRD, two ADD, eight
-// LDRSB, four MLA, compare, branch; border +4 SUB). GCC's own code for this loop spills and
-// recomputes addresses (about 24), so it is assembly on those cores and C elsewhere.
+// Tap loop per four channels: DSP LDRD of the two offsets, two LDR, four SXTB16, four SMLAxy,
+// compare, branch (border: two SSUB16 more); Cortex-M3 LDRD, two ADD, eight LDRSB, four MLA,
+// compare, branch (border: four SUB more). GCC's own code for this loop spills and recomputes
+// addresses, so it is assembly on those cores and C elsewhere.
 
 #include "kernels/arm/tier.h"
 
@@ -71,7 +71,7 @@ struct Tap {
 // For the four channels j = 0..3: a[j] += sum over the taps t of
 // (px[t.x + j] - zp) * pw[t.w + j]. kBorder: zp is input_zp, else 0 (and not subtracted).
 // tap_loop is taps_4's loop in assembly, for the taps [t, end) with t < end; always inline,
-// or GCC inlines it later and the DSP depthwise costs more (kws: 1,208 instructions a layer).
+// or GCC inlines it later, with worse registers around it.
 #if EMBER_TIER == EMBER_TIER_DSP
 template <bool kBorder>
 __attribute__((always_inline)) inline void tap_loop(const Tap* t, const Tap* end, const int8_t* px, const int8_t* pw, int32_t zp, uint32_t& a0,

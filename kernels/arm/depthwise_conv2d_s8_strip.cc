@@ -97,8 +97,8 @@ inline int32_t band_width(const DepthwiseS8& d) {
   const Conv2dGeometry& g = d.geometry;
   // One output pixel (sww's last layer, or an in-place op run a row at a time) would pay the
   // group set-up and the ring for nothing.
-  // Without the asm loop (Cortex-M0, the host) the strip in C took more than the listed taps
-  // (a Cortex-M3 built so: kws's depthwise layers 765,000 instructions against 646,000).
+  // Without the asm loop (Cortex-M0, the host) the strip in C takes more than the listed taps
+  // (docs/history.md).
   if (!kFusedLoop || !depthwise_strip(s, g) || s.batches * s.out_h * s.out_w < 2 ||
       reinterpret_cast<uintptr_t>(d.scratch) % 4 != 0)
     return 0;

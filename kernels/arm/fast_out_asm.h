@@ -79,8 +79,8 @@ struct FastTable {
 #if EMBER_TIER == EMBER_TIER_DSP || defined(__ARM_ARCH_7M__)
 inline constexpr bool kFastOutAsm = true;
 
-// The sums a[0..N) of N FastOut channels (t.out[0..N)) to out[0..N), N 3 or 4: about 8
-// instructions per output, against about 20 for requantize_value's C.
+// The sums a[0..N) of N FastOut channels (t.out[0..N)) to out[0..N), N 3 or 4: less than
+// half of requantize_value's C, whose constants GCC spills in these loops.
 template <int N>
 __attribute__((always_inline)) inline void store_fast(const FastTable& t, const uint32_t* a, int8_t* out) {
   static_assert(N == 3 || N == 4, "three or four sums");

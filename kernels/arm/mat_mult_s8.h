@@ -41,9 +41,9 @@ inline constexpr bool mat_mult_s8_shallow_depth(int32_t depth) {
 }
 
 /// The DSP tier's shallow path takes its columns in groups of up to this many: each pair of
-/// rows it splits serves them all. 8 against 4 columns on the cortex-m4: kws -7.7% and vww
-/// -3.8% instructions, for 592 bytes more arena on kws (its pointwise scratch is at the peak),
-/// so a RAM-bound plan gets a table of 4 (mat_mult_s8_pack_bytes with `least`).
+/// rows it splits serves them all. More columns share each split row further, but the table
+/// is the conv's scratch and can sit at the plan's peak (kws's pointwise layers), so a
+/// RAM-bound plan gets a table of 4 (mat_mult_s8_pack_bytes with `least`).
 inline constexpr int32_t kShallowColumns = 8;
 inline constexpr int32_t kShallowColumnsLeast = 4;
 
@@ -62,8 +62,7 @@ inline constexpr size_t mat_mult_s8_shallow_bytes(int32_t depth, int32_t columns
 
 /// Scratch bytes of the DSP tier's product (MatMultS8::pack), the larger of two uses: the four
 /// rows of `depth` it packs as word pairs, two int8 activations per word, from depth 24 (below
-/// it packing and the 4 x 2 block's set-up cost more than they save: cortex-m4, vww's depth-8
-/// and depth-16 pointwise layers +19% and +9% packed, depth 27 to 40 -1 to -10%); and its
+/// it packing and the 4 x 2 block's set-up cost more than the block saves); and its
 /// shallow path's table (mat_mult_s8_shallow_bytes: kShallowColumns columns, or with `least`
 /// kShallowColumnsLeast). 0 on the other tiers. Optional: without it (a null MatMultS8::pack)
 /// the DSP tier runs its 2 x 2 SMLAD blocks.
@@ -77,14 +76,13 @@ inline constexpr size_t mat_mult_s8_pack_bytes(Tier tier, int32_t depth, bool le
 /// Rows an im2col convolution gathers into scratch per mat_mult_s8 call: as many as its
 /// scratch holds, from the least to the most of these. MVE: two to four of its three-row
 /// register blocks; scalar and DSP: two to four of their two-row steps. More rows spread each
-/// call's set-up and each column's requantization constants (12 rows against 6 on the
-/// cortex-m55: ic -4.6%, kws -1.3% and vww -1.2% instructions; 8 against 4 on the cortex-m4: ic
-/// -1.6%, kws and vww -0.5%), but the scratch is at ic's peak (864 and 576 B more), so the
-/// compiler gives RAM-bound plans the least (compiler/passes/pack_weights.cc).
+/// call's set-up and each column's requantization constants, but the scratch can sit at the
+/// plan's peak (ic's), so the compiler gives RAM-bound plans the least
+/// (compiler/passes/pack_weights.cc).
 /// The DSP tier's shallow path wants at least 16 rows per product, so an im2col conv of depth
-/// 27 or 40 (vww's, ic's and kws's first layers) gathers 16: vww -3.4%, ic -1.6%, kws -1.6% on
-/// the cortex-m4 (with those depths' loops). At depth 16 (ic's stride-2 shortcuts) 16 rows
-/// through it took 3% more than 8 through the 2 x 2 blocks, so other depths keep 8.
+/// 27 or 40 (vww's, ic's and kws's first layers) gathers 16. At depth 16 (ic's stride-2
+/// shortcuts) 16 rows through the shallow path cost more than 8 through the 2 x 2 blocks, so
+/// other depths keep 8.
 inline constexpr int32_t mat_mult_s8_block_rows(Tier tier, int32_t depth) {
   return tier == Tier::Mve ? 12 : (tier == Tier::Dsp && (depth == 27 || depth == 40) ? 16 : 8);
 }
@@ -94,8 +92,8 @@ void mat_mult_s8(const MatMultS8& m);
 
 // The runs an im2col gather copies into the matrix rows (a window row, or one pixel's
 // channels: usually 3 to a few hundred bytes) and the padding it fills with input_zp. On MVE a
-// tail-predicated loop moves 16 bytes per two instructions with no call; the C library's
-// memcpy/memset cost more than the copy itself at these sizes. Other tiers use the library.
+// tail-predicated loop moves 16 bytes per turn with no call; the C library's memcpy/memset
+// cost more than the copy itself at these sizes. Other tiers use the library.
 #if EMBER_TIER == EMBER_TIER_MVE
 inline void im2col_copy_s8(int8_t* dst, const int8_t* src, int32_t n) {
   if (n <= 0) return;

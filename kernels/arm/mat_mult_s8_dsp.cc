@@ -1,11 +1,11 @@
 //===- mat_mult_s8_dsp.cc - mat_mult_s8 with the DSP extension ------------===//
 //
 // Given the packed-row scratch (MatMultS8::pack), four rows at a time: the rows are packed
-// two activations to a word, so that one SMLAL does two MACs, and a 4 x 2 block costs 31
-// instructions per 32 MACs (below). Otherwise, and for the rows left over: 2 rows x 2 columns
+// two activations to a word, so that one SMLAL does two MACs, about one instruction per MAC in
+// a 4 x 2 block (below). Otherwise, and for the rows left over: 2 rows x 2 columns
 // per step (an odd last row: 1 row x 4 columns), eight depth elements per loop pass: per four
 // depth elements one LDR and two SXTB16 (the odd bytes with the ROR #8 operand) per operand
-// word, then eight SMLADs for 16 MACs, 43 instructions per 32 MACs. Both operands are split
+// word, then eight SMLADs for 16 MACs. Both operands are split
 // into the same (even, odd) lane pairs, so neither the weights nor the activations need
 // re-ordering. The loops around those blocks are mat_mult_s8_loops.h's. A product of depth 8,
 // 16, 27, 32, 40 or 64 with enough rows instead takes 2 rows x 2 columns per step on rows split
@@ -61,9 +61,8 @@ struct Acc2x2 {
 // The loop over eight depth elements is assembly: it needs 15 values (four accumulators,
 // four pointers, six split halves and the end), one more than the 14 registers, and GCC 12
 // hoists all eight loads and then spills about a dozen times per pass. Here the end is read
-// from the stack once per pass: 43 instructions per 32 MACs. Always inline: as a template
-// argument of mat_mult_s8_loops GCC would inline it later, with worse registers around it
-// (kws on the M4: 15,600 instructions more than always inline).
+// from the stack once per pass. Always inline: as a template argument of mat_mult_s8_loops GCC
+// would inline it later, with worse registers around it.
 __attribute__((always_inline)) inline Acc2x2 dot_2x2(const int8_t* l0, const int8_t* l1, const int8_t* w0,
                                                      const int8_t* w1, int32_t d, int32_t b0, int32_t b1) {
   int32_t a00 = b0, a01 = b1, a10 = b0, a11 = b1;
@@ -127,7 +126,7 @@ struct Acc1x4 {
 
 // One row against four columns (w0 and the next three, d bytes apart), on top of their
 // biases: the row of a batch-1 linear layer, and the odd last row of a matrix. The row's split
-// halves serve four columns: 49 instructions per 32 MACs in the assembly loop.
+// halves serve four columns in the assembly loop.
 inline Acc1x4 dot_1x4(const int8_t* l0, const int8_t* w0, int32_t d, const int32_t* b) {
   int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
   const int8_t* w1 = w0 + d;
@@ -185,8 +184,8 @@ constexpr int32_t kPackChunk = 252;
 
 // Rows l0..l3 (stride bytes apart) as word pairs: pack[2k] = l0[k] + l1[k] * 2^23 and
 // pack[2k + 1] = l2[k] + l3[k] * 2^23, which the block loads with one LDRD. Two depth elements
-// per pass in assembly (8 LDRSB, 4 ADD with the shift, 2 STRD and the loop: 8 instructions per
-// element; GCC's loop took 11, about 2% of ic on the cortex-m4).
+// per pass in assembly (8 LDRSB, 4 ADD with the shift, 2 STRD and the loop), shorter than
+// GCC's loop; it matters where columns are few (ic's 16 and 32).
 inline void pack_quad(const int8_t* l0, size_t stride, int32_t d, int32_t* pack) {
   const int8_t* l1 = l0 + stride;
   const int8_t* l2 = l1 + stride;
@@ -250,7 +249,7 @@ struct PackedSums {
 
 // The packed rows against columns w0, w1 over n <= kPackChunk depth elements, advancing the
 // pointers. The four sums in eight registers, three pointers and three loaded values take all
-// 14; the loop's end is read from the stack: 31 instructions per 32 MACs.
+// 14; the loop's end is read from the stack.
 __attribute__((always_inline)) inline PackedSums packed_sums(const int32_t*& xp, const int8_t*& w0,
                                                              const int8_t*& w1, int32_t n) {
   Packed p00{1u << 22, 0}, p10{1u << 22, 0}, p01{1u << 22, 0}, p11{1u << 22, 0};
@@ -291,7 +290,7 @@ struct Acc4x2 {
 
 // The packed rows against columns w0, w1 over d depth elements, on top of (b0, b1). The first
 // chunk's parts are assigned with the biases, later chunks' added: one loop adding every chunk
-// into bias-initialised accumulators took kws 1.8% more instructions on the cortex-m4.
+// into bias-initialised accumulators took more instructions.
 __attribute__((always_inline)) inline Acc4x2 dot_4x2_packed(const int32_t* xp, const int8_t* w0, const int8_t* w1,
                                                             int32_t d, int32_t b0, int32_t b1) {
   Acc4x2 r;
@@ -329,8 +328,8 @@ inline void requantize_column(const OutputClamp& oc, const ChannelRequant& q, co
 }
 
 // A column's four outputs, stride os apart, for a FastOut column (primitives_scalar.h): per
-// output SMMLA, a one-instruction tie test (the fix-up out of line), ASR, SSAT, STRB; about 7
-// instructions against about 20 for requantize_column's C. Its own frame: inlined, the asm's
+// output SMMLA, a one-instruction tie test (the fix-up out of line), ASR, SSAT, STRB, a third
+// of requantize_column's C. Its own frame: inlined, the asm's
 // eleven registers did not fit beside packed_quads' values.
 __attribute__((noinline)) void fast_column(const FastOut& f, int32_t zp, const uint32_t* acc, int8_t* out, size_t os) {
   int32_t a, h, r;
@@ -401,16 +400,15 @@ __attribute__((noinline)) void packed_quads(const MatMultLocals& v, int32_t* pac
 // --- Shallow products: depth 8 to 64, two rows x two columns, requantized in the same loop ---
 //
 // At depth 8 and 16 (vww's first pointwise layers) a 2 x 2 block has few products, and the
-// set-up and requantization around them dominated: 45 and 56 instructions per output on the
-// cortex-m4; at depth 32 and 64 the packed 4 x 2 block's requantization and constants took
-// about 40% of its instructions. A group of up to kShallowColumns columns whose
+// set-up and requantization around them dominate; at depth 32 and 64 the packed 4 x 2 block's
+// requantization and constants are a large part of its work. A group of up to kShallowColumns
+// columns whose
 // requantization takes the FastOut form (primitives_scalar.h) is instead one asm loop over the
 // rows, two at a time (shallow_group). The two rows' depth bytes are split once into the
 // frame (LDR, two SXTB16, STRD per four); then per pair of columns their biases, per four
-// depth elements an LDRD of each split row and of each column's split weights and eight SMLAD
-// (12 instructions per 16 MACs), and the FastOut arithmetic, each column's constants loaded
-// once for both rows. One row at a time it was 7 instructions per 8 MACs, and each split row
-// served four columns, not eight. An odd last row runs as a pair of itself (strides 0: the
+// depth elements an LDRD of each split row and of each column's split weights and eight SMLAD,
+// and the FastOut arithmetic, each column's constants loaded once for both rows (one row at a
+// time, each weight load served fewer MACs). An odd last row runs as a pair of itself (strides 0: the
 // same output written twice). The first layers' depths, 27 and 40, take it too (their im2col
 // blocks are 16 rows). The group's table (mat_mult_s8_shallow_bytes: per column the folded
 // bias, FastOut and the split weights) is in the product's scratch, MatMultS8::pack; building
@@ -576,12 +574,12 @@ __attribute__((noinline)) void shallow_group(ShallowFrame& f) {
 
 // The odd last row (all of a batch-1 linear layer) four columns at a time, summed and stored by
 // one asm loop over the column groups, as the Cortex-M3's row_groups (mat_mult_s8_scalar.cc)
-// does: per group sixteen depth elements per pass (92 instructions per 64 MACs as dot_1x4's
-// loop, then the end read from the RowGroups, compare, branch), eight more once if the depth
+// does: per group sixteen depth elements per pass (dot_1x4's loop body, then the end read
+// from the RowGroups, compare, branch), eight more once if the depth
 // holds them, the rest one element per turn, then each output in the FastOut form with its
 // constants formed from its multiplier and shift inside the asm, since each serves one output
-// here (17 instructions: the rounding constant, SMMLA onto it, the tie test, SSAT, STRB; a
-// possible tie fixed out of line as EMBER_FAST_TIE does).
+// here (the rounding constant, SMMLA onto it, the tie test, SSAT, STRB; a possible tie fixed
+// out of line as EMBER_FAST_TIE does).
 // A shift outside [-23, -2] stops the loop before that group (its outputs already stored were
 // right) and the caller's C path takes the rest; the caller has checked that the clamp is the
 // whole int8 range. Fourteen registers are in use (sums r4-r7, the row r0, weight columns r1

@@ -1,7 +1,7 @@
 //===- mat_mult_s8_mve.cc - mat_mult_s8 with Helium -----------------------===//
 //
 // Register blocks of three rows x two columns: per 16 depth elements five VLDRB and six
-// VMLADAVA (96 MACs in 12 instructions with the loop end), in a tail-predicated low-overhead
+// VMLADAVA (96 MACs), in a tail-predicated low-overhead
 // loop (DLSTP.8/LETP), so the depth tail costs nothing extra: its inactive lanes neither load
 // nor add. The loop is inline asm because VMLADAVA needs even-numbered accumulator registers
 // (the "Te" constraint) and GCC 12 neither emits DLSTP loops nor keeps six accumulators and
@@ -11,8 +11,7 @@
 // with the columns' multipliers and shifts and leaves with one four-byte store. In the usual
 // case (four real columns, every shift <= -1) the whole run of blocks down a column group is
 // one asm statement (blocks_3x4_right): the biases start the sums, and requantization, clamp
-// and stores stay in registers (GCC spilled about 40 instructions per block doing the same in
-// intrinsics). Other groups requantize in intrinsics. Column groups of four are the outer
+// and stores stay in registers (GCC spilled doing the same in intrinsics). Other groups requantize in intrinsics. Column groups of four are the outer
 // loop, so the constants are loaded once per group, not per block (unless the output overlaps
 // the input: see mat_mult_s8). The last rows % 3 rows take
 // one row x four columns per pass (one VLDRB of the row, four of the weights, four
@@ -200,8 +199,8 @@ struct BlockConstants {
 // when every column's shift is <= -1 and all four columns are real. Per block: the two passes
 // of dot_3x4 with the biases as the sums' start, rows in q3..q5, then requantize_mve and
 // offset_clamp_mve on each row with mult and shift held in registers for the whole loop. The
-// C form spilled about 40 instructions per block: three rows, five constant vectors and the
-// temporaries are more than the eight Q registers. Blocks whose rows may hold a tie (rare)
+// C form spilled: three rows, five constant vectors and the temporaries are more than the
+// eight Q registers. Blocks whose rows may hold a tie (rare)
 // take the rounding fix-up in subsection 1, out of the straight path.
 __attribute__((always_inline)) inline void blocks_3x4_right(const int8_t* p0, const int8_t* p1, const int8_t* p2,
                                                             BlockConstants& c, int32x4_t mult, int32x4_t shift) {
@@ -490,8 +489,8 @@ static_assert(sizeof(ShallowConstants) == 80, "ShallowConstants layout");
 
 // Four real columns with shifts <= -1 at depth 8 or 16 (vww's first pointwise layers, ic's
 // first shortcut), in assembly: per row one load, four VMLADAV, two VMOV into lanes, the bias,
-// requantize_mve with its tie test, clamp and store, about 26 instructions against about 42
-// for the intrinsics, which spill (four weight rows, five constant vectors and the row exceed
+// requantize_mve with its tie test, clamp and store, in place of the intrinsics, which spill
+// (four weight rows, five constant vectors and the row exceed
 // the eight Q registers: here the clamp bounds are loaded per row and the last weight row is
 // reloaded). The tie fix-up runs in subsection 1. Depth 8 loads bytes as int16 lanes
 // (VLDRB.S16), so neither depth needs a predicate.
@@ -564,10 +563,10 @@ static_assert(sizeof(void*) == 4 && sizeof(RowConstants) == 80, "RowConstants la
 // The row c.x against the column groups of four from w0 (depth d, any: DLSTP.8 predicates the
 // tail), col4 = 4 * the first group's first column, for as long as every shift of a group is
 // <= -1 and col4 < c.col4_end. Returns the col4 it stopped at. One asm loop over the groups: per
-// group the shift check, the biases starting the four sums, a DLSTP loop of 10 instructions per
-// 64 MACs, then the requantization, clamp and store, about 40 instructions outside the DLSTP
-// loop (one asm block per group took about 75 with the C around it). The output zero point and
-// the clamp stay in q4 to q6 for the whole run.
+// group the shift check, the biases starting the four sums, a DLSTP loop over the depth, then
+// the requantization, clamp and store (one asm block per group, with the C around it, reloaded
+// and recomputed per group what this loop keeps). The output zero point and the clamp stay in
+// q4 to q6 for the whole run.
 int32_t rows_1x4_right(const RowConstants& c, const int8_t* w0, int32_t d, int32_t col4) {
   int32_t a0, a1, a2, a3;
   const int8_t *x, *w1, *w2, *w3;

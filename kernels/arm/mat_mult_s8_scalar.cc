@@ -1,8 +1,8 @@
 //===- mat_mult_s8_scalar.cc - mat_mult_s8 for Thumb-2 without SIMD -------===//
 //
-// 2 rows x 3 columns per step (on Cortex-M3 an assembly loop, 47 instructions per 24 MACs),
-// then 2 x 2 for the remaining columns (C, unrolled by four depth elements without
-// reassociation: 38 instructions per 16 MACs), and an odd last row 1 row x 4 columns. Each
+// 2 rows x 3 columns per step (on Cortex-M3 an assembly loop), then 2 x 2 for the remaining
+// columns (C, unrolled by four depth elements without reassociation, so that GCC keeps the
+// MLAs), and an odd last row 1 row x 4 columns. Each
 // loaded byte feeds two or three MLAs. The loops around the blocks are mat_mult_s8_loops.h's.
 // Cortex-M0/M3 and the host.
 
@@ -25,7 +25,7 @@ struct Acc2x2 {
 
 #if defined(__ARM_ARCH_7M__)
 // Cortex-M3: the 2 x 2 block's four depth elements in assembly, 16 LDRSB (immediate offsets,
-// the last with post-increment) and 16 MLA, compare, branch: 34 instructions per 16 MACs.
+// the last with post-increment) and 16 MLA, compare, branch.
 #define EMBER_MM_K2(x0a, x1a, w0a, w1a)              \
   "ldrsb %[x0], " x0a "\n\t"                          \
   "ldrsb %[x1], " x1a "\n\t"                          \
@@ -98,7 +98,7 @@ struct Acc2x3 {
 #if defined(__ARM_ARCH_7M__)
 // Cortex-M3: 2 rows x 3 columns, four depth elements per pass in assembly: 20 LDRSB (at
 // immediate offsets; the last with post-increment) and 24 MLA, plus the end read from the
-// stack, compare and branch: 47 instructions per 24 MACs. Six accumulators, five pointers and
+// stack, compare and branch. Six accumulators, five pointers and
 // three loaded values take all 14 registers; GCC's own schedule of this loop spills.
 #define EMBER_MM_K(k)                            \
   "ldrsb %[x0], [%[l0], #" #k "]\n\t"           \
@@ -219,12 +219,11 @@ __attribute__((optimize("no-tree-reassoc"))) inline Acc1x4 dot_1x4(const int8_t*
 #if defined(__ARM_ARCH_7M__)
 // Cortex-M3: the odd last row (all of a batch-1 linear layer) four columns at a time, summed
 // and stored by one asm loop over the column groups: per group sixteen depth elements per pass
-// (16 LDRSB of the row, 64 of the weights, 64 MLA, compare, branch: 146 instructions per 64
-// MACs; the depth's rest one element per turn), then each output in the FastOut form
-// (primitives_scalar.h) with its constants formed from its multiplier and shift inside the
-// asm, since each serves one output here: 18 instructions per output (the C path, dot_1x4
-// and channel_requant, took 2.82 instructions per MAC and about 33 per output on ad;
-// docs/kernels.md). Per output: right = -1 - shift, which must be in [1, 22]
+// (16 LDRSB of the row, 64 of the weights, 64 MLA, compare, branch; the depth's rest one
+// element per turn), then each output in the FastOut form (primitives_scalar.h) with its
+// constants formed from its multiplier and shift inside the asm, since each serves one output
+// here (the C path, dot_1x4 and channel_requant, paid a call per group and the 64-bit
+// requantization per output). Per output: right = -1 - shift, which must be in [1, 22]
 // (else the loop stops before that group, whose outputs already stored were right, and the
 // caller's C requantization takes the rest), the rounding constant 2^(right-1) + (zp << right),
 // SMLAL onto it (high word h, low word lo), h >> right, and a possible tie (the dropped bits

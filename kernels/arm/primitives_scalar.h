@@ -157,8 +157,8 @@ struct FastOut {
 };
 
 /// Whether a channel (its multiplier and shift) takes the FastOut form, and then its constants
-/// in *f. Straight from the two values: the loops that set a channel up per block pay a dozen
-/// instructions, where channel_requant's 64-bit rounding constant alone takes about 20.
+/// in *f. Straight from the two values: the loops that set a channel up per block would pay
+/// more for channel_requant's 64-bit rounding constant, which the asm paths never read.
 inline bool fast_out(int32_t multiplier, int32_t shift, int32_t zp, bool full_range, FastOut* f) {
   const int32_t right = -1 - shift;  // channel_requant's right for shift <= -1
   if (!full_range || right < 1 || right > 22) return false;

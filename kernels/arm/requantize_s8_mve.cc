@@ -35,9 +35,8 @@ void run(const RequantizeParamsS8 p, const int8_t* in, int8_t* out, int32_t n) {
 
 // Branch-free lane-wise maxima of two rewritten values, compared once at the end: a multiplier
 // m is valid (0 or in [2^30, 2^31)) exactly when m ^ 2^30 <= 2^30 unsigned, a shift s (in
-// [-31, 30]) exactly when s + 31 <= 61 unsigned. A tail-predicated loop (DLSTP.32, 7
-// instructions per 4 channels; GCC emits no DLSTP from the intrinsics): the tail's inactive
-// lanes keep the maxima so far.
+// [-31, 30]) exactly when s + 31 <= 61 unsigned. A tail-predicated loop (DLSTP.32, in asm:
+// GCC emits no DLSTP from the intrinsics): the tail's inactive lanes keep the maxima so far.
 bool valid_requantization(const int32_t* multiplier, const int32_t* shift, int32_t n) {
   if (n <= 0) return true;
   uint32x4_t worst_m = vdupq_n_u32(0), worst_s = vdupq_n_u32(0);
