@@ -1,8 +1,9 @@
 //===- avg_pool2d_s8.cc - Reference int8 2-D average pooling --------------===//
 //
 // Window sums in int32 (the check bounds a window to 2^23 positions of at most 255 each),
-// divided with TFLite's half-away rounding. The loops start and stop at the input's edges, so
-// a window far larger than the input costs what the input does.
+// divided with rounding half to even (PyTorch's quantized reference, docs/numerics.md). The
+// loops start and stop at the input's edges, so a window far larger than the input costs what
+// the input does.
 
 #include "kernels/portable/avg_pool2d_s8.h"
 
