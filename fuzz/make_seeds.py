@@ -1,7 +1,8 @@
 """Writes the fuzzer's seed files: the MLPerf Tiny zoo programs and digits (compiled for one
 core of each optimized tier, cortex-m55, cortex-m4 and cortex-m3, whose scratch operands and
-folded biases reach that tier's kernels, and for the host target) and the crafted malformed
-files of tests/test_untrusted.py, one file each.
+folded biases reach that tier's kernels, and for the host target; keyword spotting also planned
+smallest over two regions, for in-place convolutions), the crafted malformed files of
+tests/test_untrusted.py, one file each, and the lying files of tests/lying_programs.py.
 
     python3 fuzz/make_seeds.py build/fuzz/seeds
 
@@ -67,14 +68,18 @@ def main(out: Path) -> None:
         for seed in out.glob("*.emb"):
             seed.unlink()
     for name in sorted(set(MLPERF_TINY) | {"digits"}):
-        paths = {t: out / f"zoo-{name}-{t}.emb" for t in ("cortex-m55", "cortex-m4", "cortex-m3", "host")}
-        missing = {t: p for t, p in paths.items() if not p.exists()}
+        # file stem -> ember.lower's arguments
+        variants = {f"zoo-{name}-{t}": {"target": t} for t in ("cortex-m55", "cortex-m4", "cortex-m3", "host")}
+        if name == "kws":
+            variants["zoo-kws-cortex-m55-smallest-2regions"] = {"target": "cortex-m55", "memory": "DTCM=4K",
+                                                                "plan": "smallest"}
+        missing = {stem: args for stem, args in variants.items() if not (out / f"{stem}.emb").exists()}
         if not missing:
             continue
         model, example_inputs, calibration = ZOO[name]()
         ep = ember.quantize(model, tuple(example_inputs), calibration)
-        for target, path in missing.items():
-            path.write_bytes(bytes(ember.lower(ep, target).data))
+        for stem, args in missing.items():
+            (out / f"{stem}.emb").write_bytes(bytes(ember.lower(ep, **args).data))
     for name, (model, shape) in _tiny_models().items():
         for quantized in (True, False):
             path = out / f"tiny-{name}-{'s8' if quantized else 'f32'}.emb"
@@ -90,12 +95,24 @@ def main(out: Path) -> None:
             path.write_bytes(bytes(program.data))
     for regression in (Path(__file__).parent / "regressions").glob("*"):
         (out / f"regression-{regression.name}").write_bytes(regression.read_bytes())
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     if not any(out.glob("crafted-*.emb")):
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
         import test_untrusted
 
         for i, case in enumerate(test_untrusted.crafted_cases(test_untrusted.base_program())):
             (out / f"crafted-{i:02d}-class{case.cls:02d}.emb").write_bytes(case.data)
+    # Generated in a fraction of a second, so always: files of an older generator or older bases
+    # go (their names hold their hash).
+    import lying_programs
+
+    lies = {f"lying-{lie.name}": lie.data for lie in lying_programs.generate(
+        {stem: (out / f"{stem}.emb").read_bytes() for stem in lying_programs.BASES})}
+    for stale in out.glob("lying-*.emb"):
+        if stale.name not in lies:
+            stale.unlink()
+    for name, data in lies.items():
+        if not (out / name).exists():
+            (out / name).write_bytes(data)
     print(f"{len(list(out.glob('*.emb')))} seed files in {out}")
 
 

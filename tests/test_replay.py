@@ -1,5 +1,5 @@
 """Program files replayed on the emulated cores (python -m ember.replay): the fuzzer's seeds (the
-zoo compiled for the M3, M4, M55 and the host, the crafted malformed files), and
+zoo compiled for the M3, M4, M55 and the host, the crafted and the lying malformed files), and
 its corpus when tools/fuzz.sh has run (the CI runs it before pytest). On the scalar (Cortex-M3),
 DSP (M4) and Helium (M55) tiers every file must get the host's verdict for that tier, every
 program both accept must give the host's outputs byte for byte, none may change a byte outside
@@ -56,7 +56,7 @@ def test_programs_match_the_host_on_the_optimized_kernels(cases, target):
     assert not r.mismatching, [records[c]["file"] for c in r.mismatching[:10]]
     assert not r.missing, [records[c]["file"] for c in r.missing[:10]]
     assert r.ok, r
-    # The crafted files give every class's code; the zoo runs.
+    # The crafted and lying files give every class's code; the zoo runs.
     assert len(r.rejected) >= 15 and r.ran >= 28
 
 
