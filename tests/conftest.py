@@ -42,6 +42,28 @@ class Lambda(nn.Module):
         return self.fn(*xs)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--targets", default="", help="comma-separated targets: tests parametrized by "
+                     "target run only for these (tools/test.sh --targets)")
+
+
+def pytest_collection_modifyitems(config, items):
+    wanted = {t for t in config.getoption("--targets").split(",") if t}
+    if not wanted:
+        return
+    from ember import _ember
+
+    known = set(_ember.target_names())
+    keep, drop = [], []
+    for item in items:
+        params = item.callspec.params.values() if hasattr(item, "callspec") else ()
+        targets = {v for v in params if isinstance(v, str) and v in known}
+        (drop if targets and not targets & wanted else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(scope="session")
 def torch_threads():
     torch.set_num_threads(1)

@@ -20,6 +20,8 @@ from ember.firmware import (STACK_BUDGET, VERIFIER_FLASH_BUDGET, build_firmware,
                             firmware_target, firmware_targets, flash_breakdown, static_stack)
 from ember.models import ZOO
 
+pytestmark = pytest.mark.device  # QEMU and the Arm toolchain (tools/test.sh --tier device)
+
 TARGETS = tuple(name for name, t in firmware_targets().items() if t.qemu_machine)  # every emulated board
 # Allocation entry points of newlib and the C++ runtime (operator new/delete, mangled for
 # 32-bit size_t), and the reentrant variants newlib's malloc is built on.

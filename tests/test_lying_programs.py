@@ -139,6 +139,7 @@ def sample_cases(tmp_path_factory):
 
 
 @pytest.mark.parametrize("target", ["cortex-m3", "cortex-m4", "cortex-m55"])
+@pytest.mark.device
 def test_lies_on_cortex_m(sample_cases, target):
     """The sample on the device's optimized kernels: no fault, no guard byte or program byte
     changed, each load verdict the host's for the target's tier, every int8 output the host's."""

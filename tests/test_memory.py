@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -207,19 +205,19 @@ def test_ram_budget_picks_the_smallest_plan_or_fails():
         ember.lower(_quantized("vww")[0], TARGET, ram_budget=30000)
 
 
-def test_cli_memory_plan_and_plot(tmp_path):
+def test_cli_memory_plan_and_plot(tmp_path, capsys):
+    from ember.cli import main
+
     out = tmp_path / "sww.emb"
-    cmd = [sys.executable, "-m", "ember.cli"]
-    r = subprocess.run(cmd + ["compile", "ember.models:sww", "--target", TARGET, "-o", str(out),
-                              "--memory", "DTCM=64K", "--plan", "smallest"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    assert main(["compile", "ember.models:sww", "--target", TARGET, "-o", str(out), "--memory", "DTCM=64K",
+                 "--plan", "smallest"]) == 0, capsys.readouterr().err
     png = tmp_path / "memory.png"
-    r = subprocess.run(cmd + ["inspect", str(out), "--plot", str(png)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    assert main(["inspect", str(out), "--plot", str(png)]) == 0, capsys.readouterr().err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    r = subprocess.run(cmd + ["firmware", str(out), "--memory", "DTCM=1K", "-o", str(tmp_path / "fw.elf")],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "region DTCM" in r.stderr and "holds 1024 bytes" in r.stderr
+    capsys.readouterr()
+    assert main(["firmware", str(out), "--memory", "DTCM=1K", "-o", str(tmp_path / "fw.elf")]) == 1
+    err = capsys.readouterr().err
+    assert "region DTCM" in err and "holds 1024 bytes" in err, err
 
 
 # Under QEMU: the smallest plans (every in-place kind the zoo has) and a spilled two-region plan.
@@ -227,6 +225,7 @@ QEMU_CASES = [(m, "smallest", None) for m in MODELS] + [("vww", "default", "DTCM
 
 
 @pytest.mark.parametrize("name,plan,memory", QEMU_CASES)
+@pytest.mark.device
 def test_plan_matches_host_under_qemu(name, plan, memory, tmp_path):
     program = _program(name, plan, memory)
     fw = build_firmware(program, TARGET, tmp_path / "fw.elf", inputs=_inputs(name, program))

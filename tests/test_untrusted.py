@@ -374,6 +374,7 @@ def test_in_place_plan_loads_and_its_distance_is_enforced():
 QEMU_TARGET = "cortex-m55"
 
 
+@pytest.mark.device
 def test_classes_rejected_with_the_same_codes_on_cortex_m(base, cases, tmp_path):
     """The same crafted files on an emulated Cortex-M55 (mps3-an547): each load prints its
     class's code, nothing faults; a coarse arena sweep names the bytes needed; the executor's

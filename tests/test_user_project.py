@@ -8,12 +8,14 @@ import re
 import subprocess
 
 import numpy as np
+import pytest
 
 import ember
 from ember.firmware import export_c, firmware_target, qemu_command, source_root
 from ember.models import kws
 
 
+@pytest.mark.device
 def test_user_project_builds_and_agrees_with_host(tmp_path):
     model, example_inputs, calibration = kws()
     program = ember.compile(model, example_inputs, calibration=calibration[:8], target="cortex-m55")

@@ -23,5 +23,5 @@ fi
 PIP="python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore"
 # torch 2.13.0's CPU build is on disk on these machines; pinning it avoids a multi-GB download.
 $PIP torch==2.13.0 torchao==0.18.0 numpy==2.4.6 tqdm==4.70.1 scikit-learn==1.9.1 \
-  pytest==9.0.3 scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5 ninja==1.13.2 matplotlib==3.11.2
+  pytest==9.0.3 pytest-xdist==3.8.0 scikit-build-core==1.1.2 nanobind==3.1.0 cmake==4.4.5 ninja==1.13.2 matplotlib==3.11.2
 $PIP --no-build-isolation -e .
