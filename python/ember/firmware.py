@@ -38,7 +38,7 @@ class FirmwareError(RuntimeError):
 # --- the source tree and its tables -------------------------------------------------------------
 
 def source_root() -> Path:
-    root = Path(os.environ.get("EMBER_ROOT", Path(__file__).resolve().parents[2]))
+    root = Path(os.environ.get("EMBER_ROOT") or Path(__file__).parents[2]).resolve()  # empty: unset
     if not (root / "targets" / "targets.def").is_file() or not (root / "runtime").is_dir():
         raise FirmwareError(f"firmware builds need an Ember source checkout; {root} is not one "
                             "(set EMBER_ROOT)")
