@@ -41,8 +41,9 @@ build() {
 
 declare -A SPENT
 run_tier() {
-  local start=$SECONDS
-  case "$1" in
+  local tier=$1 start=$SECONDS
+  shift  # the rest: arguments for pytest
+  case "$tier" in
     unit)
       ctest --test-dir build/tests --output-on-failure -j2 > build/ctest.log || { cat build/ctest.log; exit 1; }
       tail -n 3 build/ctest.log
@@ -51,9 +52,9 @@ run_tier() {
       bash tools/fuzz.sh --seconds 30 ;;
     device)
       python3 -m pytest -q -m device -n 2 ${TARGETS:+--targets "$TARGETS"} "$@" ;;
-    *) echo "tools/test.sh: unknown tier $1" >&2; exit 2 ;;
+    *) echo "tools/test.sh: unknown tier $tier" >&2; exit 2 ;;
   esac
-  SPENT[$1]=$((SECONDS - start))
+  SPENT[$tier]=$((SECONDS - start))
 }
 
 build
