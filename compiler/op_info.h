@@ -17,6 +17,9 @@ enum OpTrait : uint8_t {
   Binary = 1 << 1,
   AnyLayout = 1 << 2,
   SameQuant = 1 << 3,
+  Table = 1 << 4,
+  Int8 = 1 << 5,
+  ScalarTable = 1 << 6,
 };
 
 struct OpInfo {

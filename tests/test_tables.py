@@ -42,3 +42,23 @@ def test_every_target_tier_is_a_kernel_tier():
         assert (t["board_dir"] == "") == (t["name"] == "host"), t
         if t["board_dir"]:
             assert (ROOT / "targets" / "boards" / t["board_dir"] / "memory.ld").exists(), t
+
+
+@pytest.mark.parametrize("op", [o for o in _ember.ops() if "table" in o["traits"]], ids=lambda o: o["kind"])
+def test_every_table_op_compiles_to_one_int8_table(op):
+    """An ops.def row with the Table trait is all it takes for its aten op to be quantized and
+    run as one 256-entry table, within one quantum of PyTorch's quantized reference."""
+    import torch
+    from torch import nn
+
+    import ember
+    from conftest import quanta_apart
+
+    fn = getattr(torch.ops.aten, op["aten"].split(".")[1]).default
+    model = nn.Sequential(nn.Conv2d(2, 2, 1), nn.Module()).eval()
+    model[1].forward = fn
+    x = torch.randn(1, 2, 4, 4)
+    ep = ember.quantize(model, (x,), [(x,), (2 * x,)])
+    program = ember.lower(ep, "host")
+    assert [o["kernel"] for o in program.inspect()["ops"]] == ["conv2d_s8", "lut_s8"]
+    assert quanta_apart(program, ep, (x,)) <= 1

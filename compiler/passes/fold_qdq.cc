@@ -8,23 +8,17 @@
 // output that is only dequantized become int8 tensors with their quantization, as on a device.
 
 #include <algorithm>
-#include <set>
 
+#include "compiler/op_info.h"
 #include "compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {
 
-const std::set<std::string> kInt8Kinds = {
-    "conv", "linear", "add", "mul", "avg_pool2d", "max_pool2d", "softmax", "reshape",
-    "transpose", "cat", "pad", "clamp", "neg", "abs", "exp", "log", "sqrt", "rsqrt",
-    "sigmoid", "tanh", "hardswish", "hardsigmoid", "silu", "gelu"};
-
-// Arithmetic with a number (x * 0.5, 1 - x, x ** 2): int8 when the number is a float scalar
-// constant; the requantize pass makes it a table. Of these, only add and mul have int8 kernels
-// for two tensors.
-const std::set<std::string> kScalarKinds = {"add", "sub", "mul", "div", "pow"};
-
+// Which ops have an int8 form is compiler/ops.def's Int8 trait; arithmetic with a number
+// (x * 0.5, 1 - x, x ** 2, ScalarTable) is int8 when the number is a float scalar constant, and
+// the requantize pass makes it a table (of these, only add and mul have int8 kernels for two
+// tensors).
 bool is_scalar_constant(const Graph& g, int t) {
   const Tensor& c = g.tensors[t];
   return c.is_constant && c.dtype == DType::Float32 && c.num_elements() == 1;
@@ -40,7 +34,7 @@ std::vector<int> int8_sources(const Graph& g, const Op& op) {
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     const int t = op.inputs[i];
     if (t < 0) { sources.push_back(-1); continue; }
-    if (kScalarKinds.count(op.kind) && op.inputs.size() == 2 && is_scalar_constant(g, t)) {
+    if (has_trait(op.kind, ScalarTable) && op.inputs.size() == 2 && is_scalar_constant(g, t)) {
       sources.push_back(t);  // the number; the other operand must be int8
       continue;
     }
@@ -68,14 +62,14 @@ Status fold_qdq(Graph& g, const Target&, Diagnostics&) {
   for (size_t k = 0; k < g.ops.size(); ++k) {
     Op& op = g.ops[k];
     if (op.outputs.size() != 1) continue;
-    const bool scalar_kind = kScalarKinds.count(op.kind) != 0;
-    if (!kInt8Kinds.count(op.kind) && !scalar_kind) continue;
+    const bool scalar_kind = has_trait(op.kind, ScalarTable) != 0;
+    if (!has_trait(op.kind, Int8) && !scalar_kind) continue;
     const std::vector<int> sources = int8_sources(g, op);
     if (sources.empty()) continue;
     const bool has_scalar = scalar_kind && std::any_of(sources.begin(), sources.end(),
                                                        [&](int t) { return is_scalar_constant(g, t); });
     if (has_scalar ? std::all_of(sources.begin(), sources.end(), [&](int t) { return is_scalar_constant(g, t); })
-                   : !kInt8Kinds.count(op.kind))
+                   : !has_trait(op.kind, Int8))
       continue;
     const int out = op.outputs[0];
     const std::vector<int> readers = g.users(out);

@@ -78,6 +78,12 @@ class Legalizer {
         {"aten.flatten", ""}, {"aten.squeeze", ""}, {"aten.unsqueeze", ""},
         {"aten.view_copy", ""}, {"aten.expand_dims", ""}};
 
+    if (name == "aten.gelu") {
+      const bool tanh = op.has("approximate") && op.s("approximate") == "tanh";
+      op.kind = "gelu";
+      op.attrs = {{"approximate", int64_t{tanh ? 1 : 0}}};
+      return emit(std::move(op));
+    }
     if (auto it = kRenames.find(name); it != kRenames.end()) {
       if ((it->second == "add" || it->second == "sub") && op.has("alpha") && op.f("alpha") != 1.0)
         return fail(op, "alpha != 1 is not supported");
@@ -105,12 +111,6 @@ class Legalizer {
       return clamp(op, op.has("min_val") ? op.f("min_val") : -1.0, op.has("max_val") ? op.f("max_val") : 1.0);
     if (name == "aten.clamp")
       return clamp(op, op.has("min") ? op.f("min") : -INFINITY, op.has("max") ? op.f("max") : INFINITY);
-    if (name == "aten.gelu") {
-      const bool tanh = op.has("approximate") && op.s("approximate") == "tanh";
-      op.kind = "gelu";
-      op.attrs = {{"approximate", int64_t{tanh ? 1 : 0}}};
-      return emit(std::move(op));
-    }
     if (name == "aten.avg_pool2d") return avg_pool2d(op);
     if (name == "aten.max_pool2d") return max_pool2d(op);
     if (name == "aten.avg_pool3d") return avg_pool3d(op);

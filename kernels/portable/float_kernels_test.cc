@@ -12,6 +12,7 @@
 #include "kernels/portable/softmax_f32.h"
 #include "kernels/portable/test_util.h"
 #include "kernels/portable/unary_f32.h"
+#include "kernels/kernels.h"
 
 namespace ember::kernels {
 namespace {
@@ -174,6 +175,7 @@ double ref_unary(UnaryOp op, double x) {
     case UnaryOp::Hardswish: return x * relu6 / 6;
     case UnaryOp::Hardsigmoid: return relu6 / 6;
     case UnaryOp::Silu: return x / (1 + std::exp(-x));
+    case UnaryOp::Mish: return x * std::tanh(std::log1p(std::exp(x)));
     case UnaryOp::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
     case UnaryOp::GeluTanh:
       return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
@@ -196,7 +198,8 @@ TEST(UnaryF32, MatchesDoubleFormulas) {
              {check_tanh_f32, run_tanh_f32, UnaryOp::Tanh, false},
              {check_hardswish_f32, run_hardswish_f32, UnaryOp::Hardswish, false},
              {check_hardsigmoid_f32, run_hardsigmoid_f32, UnaryOp::Hardsigmoid, false},
-             {check_silu_f32, run_silu_f32, UnaryOp::Silu, false}};
+             {check_silu_f32, run_silu_f32, UnaryOp::Silu, false},
+             {check_mish_f32, run_mish_f32, UnaryOp::Mish, false}};
   std::mt19937 rng(82);
   auto in = random_f32(rng, 1000, -8, 8);
   in[0] = -3, in[1] = 3, in[2] = 0;  // hardswish/hardsigmoid corners

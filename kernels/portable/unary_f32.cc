@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "kernels/kernels.h"
 #include "kernels/portable/op_check.h"
 
 namespace ember::kernels {
@@ -30,6 +31,7 @@ float unary_op_f32(UnaryOp op, float x) {
     case UnaryOp::Hardswish: return x * relu6_nan(x + 3.0f) / 6.0f;
     case UnaryOp::Hardsigmoid: return relu6_nan(x + 3.0f) / 6.0f;
     case UnaryOp::Silu: return x / (1.0f + expf(-x));
+    case UnaryOp::Mish: return x * tanhf(log1pf(expf(x)));
     case UnaryOp::GeluErf: {
       const float kAlpha = 0.70710678118654752440f;  // M_SQRT1_2, not in strict C++
       return 0.5f * x * (1.0f + erff(x * kAlpha));
@@ -82,6 +84,7 @@ EMBER_UNARY_F32(tanh_f32, UnaryOp::Tanh)
 EMBER_UNARY_F32(hardswish_f32, UnaryOp::Hardswish)
 EMBER_UNARY_F32(hardsigmoid_f32, UnaryOp::Hardsigmoid)
 EMBER_UNARY_F32(silu_f32, UnaryOp::Silu)
+EMBER_UNARY_F32(mish_f32, UnaryOp::Mish)
 
 #undef EMBER_UNARY_F32
 

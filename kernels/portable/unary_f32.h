@@ -1,7 +1,7 @@
 //===- unary_f32.h - Reference float32 elementwise functions ----*- C++ -*-===//
 //
 // The portable float unary ops (neg, abs, exp, log, sqrt, rsqrt, sigmoid, tanh, hardswish,
-// hardsigmoid, silu, gelu, clamp), each written as PyTorch's scalar CPU kernel writes it so
+// hardsigmoid, silu, mish, gelu, clamp), each written as PyTorch's scalar CPU kernel writes it so
 // results agree to the last bit wherever libm does.
 
 #pragma once
@@ -15,13 +15,14 @@ namespace ember::kernels {
 
 enum class UnaryOp : uint8_t {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Sigmoid, Tanh, Hardswish, Hardsigmoid, Silu,
+  Mish,      // x * tanh(log1p(exp(x)))
   GeluErf,   // 0.5 * x * (1 + erf(x / sqrt(2)))
   GeluTanh,  // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), approximate="tanh"
 };
 
 /// f(x) in float32: neg -x; abs fabsf; exp expf; log logf; sqrt sqrtf; rsqrt 1/sqrtf;
 /// sigmoid 1/(1+expf(-x)); tanh tanhf; hardswish x*min(max(x+3,0),6)/6; hardsigmoid
-/// min(max(x+3,0),6)/6; silu x/(1+expf(-x)); gelu as above.
+/// min(max(x+3,0),6)/6; silu x/(1+expf(-x)); mish x*tanhf(log1pf(expf(x))); gelu as above.
 float unary_op_f32(UnaryOp op, float x);
 
 /// out[i] = f(in[i]) for i < count. in and out may be the same buffer.
@@ -30,33 +31,8 @@ void unary_f32(UnaryOp op, size_t count, const float* input, float* output);
 /// out[i] = min(max(in[i], lo), hi); NaN passes through (torch.clamp). lo <= hi.
 void clamp_f32(size_t count, float lo, float hi, const float* input, float* output);
 
-/// Operands: input (float32) -> output (float32, input's shape). gelu_f32 ints: approximate
-/// (0 none, 1 tanh). clamp_f32 floats: min <= max (relu: 0, +inf; relu6: 0, 6).
-rt::Status check_neg_f32(const rt::OpContext& ctx);
-rt::Status run_neg_f32(const rt::OpContext& ctx);
-rt::Status check_abs_f32(const rt::OpContext& ctx);
-rt::Status run_abs_f32(const rt::OpContext& ctx);
-rt::Status check_exp_f32(const rt::OpContext& ctx);
-rt::Status run_exp_f32(const rt::OpContext& ctx);
-rt::Status check_log_f32(const rt::OpContext& ctx);
-rt::Status run_log_f32(const rt::OpContext& ctx);
-rt::Status check_sqrt_f32(const rt::OpContext& ctx);
-rt::Status run_sqrt_f32(const rt::OpContext& ctx);
-rt::Status check_rsqrt_f32(const rt::OpContext& ctx);
-rt::Status run_rsqrt_f32(const rt::OpContext& ctx);
-rt::Status check_sigmoid_f32(const rt::OpContext& ctx);
-rt::Status run_sigmoid_f32(const rt::OpContext& ctx);
-rt::Status check_tanh_f32(const rt::OpContext& ctx);
-rt::Status run_tanh_f32(const rt::OpContext& ctx);
-rt::Status check_hardswish_f32(const rt::OpContext& ctx);
-rt::Status run_hardswish_f32(const rt::OpContext& ctx);
-rt::Status check_hardsigmoid_f32(const rt::OpContext& ctx);
-rt::Status run_hardsigmoid_f32(const rt::OpContext& ctx);
-rt::Status check_silu_f32(const rt::OpContext& ctx);
-rt::Status run_silu_f32(const rt::OpContext& ctx);
-rt::Status check_gelu_f32(const rt::OpContext& ctx);
-rt::Status run_gelu_f32(const rt::OpContext& ctx);
-rt::Status check_clamp_f32(const rt::OpContext& ctx);
-rt::Status run_clamp_f32(const rt::OpContext& ctx);
+/// The adapters check_<op>_f32/run_<op>_f32 (declared in kernels/kernels.h from kernels.def):
+/// input (float32) -> output (float32, input's shape). gelu_f32 ints: approximate (0 none,
+/// 1 tanh). clamp_f32 floats: min <= max (relu: 0, +inf; relu6: 0, 6).
 
 }  // namespace ember::kernels

@@ -42,6 +42,8 @@ from torchao.quantization.pt2e.quantizer import (
     SharedQuantizationSpec,
 )
 
+from ember import _ember
+
 __all__ = ["EmberQuantizer", "quantize"]
 
 aten = torch.ops.aten
@@ -76,10 +78,10 @@ _FIXED_QPARAMS_OPS = {
     aten.sigmoid.default: (1.0 / 256.0, -128),
     aten.tanh.default: (1.0 / 128.0, 0),
 }
-# Standalone int8 -> int8 elementwise ops: own input/output qparams, run as 256-entry tables.
-_UNARY_OPS = _FUSABLE_ACTS | {aten.hardswish.default, aten.hardswish_.default,
-                              aten.hardsigmoid.default, aten.gelu.default, aten.silu.default,
-                              aten.silu_.default}
+# Standalone int8 -> int8 elementwise ops: own input/output qparams, run as 256-entry tables;
+# the compiler's op set (compiler/ops.def, trait Table) names them, and the in-place forms of two.
+_TABLE_OPS = {getattr(aten, op["aten"].split(".")[1]).default for op in _ember.ops() if "table" in op["traits"]}
+_UNARY_OPS = _FUSABLE_ACTS | _TABLE_OPS | {aten.hardswish_.default, aten.silu_.default}
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "compiler/inspect.h"
+#include "compiler/op_info.h"
 #include "compiler/pipeline.h"
 #include "compiler/target.h"
 #include "host_runtime.h"
@@ -170,6 +171,24 @@ NB_MODULE(_ember, m) {
       row["name"] = k.name, row["inputs"] = k.inputs, row["outputs"] = k.outputs;
       row["ints"] = k.ints, row["floats"] = k.floats;
       row["in_place"] = kInPlace[static_cast<size_t>(k.in_place)], row["optimized"] = tiers;
+      rows.append(row);
+    }
+    return rows;
+  });
+  // compiler/ops.def, row by row.
+  m.def("ops", [] {
+    static const std::pair<compiler::OpTrait, const char*> kTraits[] = {
+        {compiler::Unary, "unary"}, {compiler::Binary, "binary"}, {compiler::AnyLayout, "any_layout"},
+        {compiler::SameQuant, "same_quant"}, {compiler::Table, "table"}};
+    size_t count = 0;
+    const compiler::OpInfo* ops = compiler::op_table(&count);
+    nb::list rows;
+    for (size_t i = 0; i < count; ++i) {
+      nb::list traits;
+      for (const auto& [trait, name] : kTraits)
+        if (ops[i].is(trait)) traits.append(name);
+      nb::dict row;
+      row["kind"] = ops[i].kind, row["traits"] = traits, row["aten"] = ops[i].aten;
       rows.append(row);
     }
     return rows;
