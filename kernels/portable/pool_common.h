@@ -53,6 +53,35 @@ inline void clip_window(int32_t start, int32_t kernel, int32_t dilation, int32_t
   *count = k1 > k0 ? k1 - k0 : 0;
 }
 
+/// The max pools' walk (int8 and float): every output element is `store` of the largest tap of
+/// its window inside the input by `takes(v, m)` (v replaces the running maximum m), starting
+/// from `lowest`, which padding never beats. Output elements in NHWC order.
+template <typename T, typename Takes, typename Store>
+inline void max_pool2d(const Pool2dShape& s, const Pool2dWindow& w, T lowest, Takes takes, const T* input,
+                       Store store) {
+  for (int32_t n = 0; n < s.batches; ++n)
+    for (int32_t y = 0; y < s.out_h; ++y) {
+      int32_t iy0, ny;
+      clip_window(y * w.stride_h - w.pad_top, w.kernel_h, w.dilation_h, s.in_h, &iy0, &ny);
+      for (int32_t x = 0; x < s.out_w; ++x) {
+        int32_t ix0, nx;
+        clip_window(x * w.stride_w - w.pad_left, w.kernel_w, w.dilation_w, s.in_w, &ix0, &nx);
+        for (int32_t c = 0; c < s.channels; ++c) {
+          T m = lowest;
+          for (int32_t ky = 0; ky < ny; ++ky) {
+            const int32_t iy = iy0 + ky * w.dilation_h;
+            for (int32_t kx = 0; kx < nx; ++kx) {
+              const int32_t ix = ix0 + kx * w.dilation_w;
+              const T v = input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
+              if (takes(v, m)) m = v;
+            }
+          }
+          store(((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.channels + c, m);
+        }
+      }
+    }
+}
+
 inline Pool2dShape pool_shape_from(const TensorView& in, const TensorView& out) {
   return Pool2dShape{in.dims[0], in.dims[1], in.dims[2], in.dims[3], out.dims[1], out.dims[2]};
 }

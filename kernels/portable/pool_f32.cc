@@ -37,28 +37,9 @@ void avg_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, bool count_incl
 
 void max_pool2d_f32(const Pool2dShape& s, const Pool2dWindow& w, const float* input,
                     float* output) {
-  for (int32_t n = 0; n < s.batches; ++n)
-    for (int32_t y = 0; y < s.out_h; ++y) {
-      int32_t iy0, ny;
-      clip_window(y * w.stride_h - w.pad_top, w.kernel_h, w.dilation_h, s.in_h, &iy0, &ny);
-      for (int32_t x = 0; x < s.out_w; ++x) {
-        int32_t ix0, nx;
-        clip_window(x * w.stride_w - w.pad_left, w.kernel_w, w.dilation_w, s.in_w, &ix0, &nx);
-        for (int32_t c = 0; c < s.channels; ++c) {
-          float m = -INFINITY;
-          for (int32_t ky = 0; ky < ny; ++ky) {
-            const int32_t iy = iy0 + ky * w.dilation_h;
-            for (int32_t kx = 0; kx < nx; ++kx) {
-              const int32_t ix = ix0 + kx * w.dilation_w;
-              const float v =
-                  input[((static_cast<size_t>(n) * s.in_h + iy) * s.in_w + ix) * s.channels + c];
-              if (v > m || v != v) m = v;
-            }
-          }
-          output[((static_cast<size_t>(n) * s.out_h + y) * s.out_w + x) * s.channels + c] = m;
-        }
-      }
-    }
+  // A NaN tap wins and stays, as in PyTorch (v > m is false for it, so v != v takes it).
+  max_pool2d<float>(s, w, -INFINITY, [](float v, float m) { return v > m || v != v; }, input,
+                    [&](size_t i, float m) { output[i] = m; });
 }
 
 void avg_pool3d_f32(const int32_t* id, const int32_t* od, const Pool3dParams& p,
