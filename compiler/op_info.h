@@ -12,14 +12,32 @@
 
 namespace ember::compiler {
 
+// The traits of ops.def (each explained there) with their names for tools, one bit each.
+#define EMBER_OP_TRAITS(X) \
+  X(Unary, "unary") X(Binary, "binary") X(AnyLayout, "any_layout") X(SameQuant, "same_quant") \
+  X(Table, "table") X(Int8, "int8") X(ScalarTable, "scalar_table")
+
+enum OpTraitBit : uint8_t {
+#define EMBER_OP_TRAIT_BIT(name, text) name##Bit,
+  EMBER_OP_TRAITS(EMBER_OP_TRAIT_BIT)
+#undef EMBER_OP_TRAIT_BIT
+  kNumOpTraits
+};
+
 enum OpTrait : uint8_t {
-  Unary = 1 << 0,
-  Binary = 1 << 1,
-  AnyLayout = 1 << 2,
-  SameQuant = 1 << 3,
-  Table = 1 << 4,
-  Int8 = 1 << 5,
-  ScalarTable = 1 << 6,
+#define EMBER_OP_TRAIT(name, text) name = 1 << name##Bit,
+  EMBER_OP_TRAITS(EMBER_OP_TRAIT)
+#undef EMBER_OP_TRAIT
+};
+
+/// Each trait and its name, in bit order.
+inline constexpr struct {
+  OpTrait trait;
+  const char* name;
+} kOpTraitNames[] = {
+#define EMBER_OP_TRAIT_NAME(name, text) {name, text},
+    EMBER_OP_TRAITS(EMBER_OP_TRAIT_NAME)
+#undef EMBER_OP_TRAIT_NAME
 };
 
 struct OpInfo {

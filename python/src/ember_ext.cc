@@ -160,7 +160,6 @@ NB_MODULE(_ember, m) {
   });
   // kernels/kernels.def, row by row (index = kernel id).
   m.def("kernels", [] {
-    static const char* const kInPlace[] = {"none", "unary", "binary", "conv_rows", "depthwise_rows", "pool_rows"};
     nb::list rows;
     for (size_t id = 0; id < kernels::kernel_count(); ++id) {
       const kernels::KernelInfo& k = *kernels::kernel_info(id);
@@ -170,23 +169,20 @@ NB_MODULE(_ember, m) {
       nb::dict row;
       row["name"] = k.name, row["inputs"] = k.inputs, row["outputs"] = k.outputs;
       row["ints"] = k.ints, row["floats"] = k.floats;
-      row["in_place"] = kInPlace[static_cast<size_t>(k.in_place)], row["optimized"] = tiers;
+      row["optimized"] = tiers;
       rows.append(row);
     }
     return rows;
   });
   // compiler/ops.def, row by row.
   m.def("ops", [] {
-    static const std::pair<compiler::OpTrait, const char*> kTraits[] = {
-        {compiler::Unary, "unary"}, {compiler::Binary, "binary"}, {compiler::AnyLayout, "any_layout"},
-        {compiler::SameQuant, "same_quant"}, {compiler::Table, "table"}};
     size_t count = 0;
     const compiler::OpInfo* ops = compiler::op_table(&count);
     nb::list rows;
     for (size_t i = 0; i < count; ++i) {
       nb::list traits;
-      for (const auto& [trait, name] : kTraits)
-        if (ops[i].is(trait)) traits.append(name);
+      for (const auto& t : compiler::kOpTraitNames)
+        if (ops[i].is(t.trait)) traits.append(t.name);
       nb::dict row;
       row["kind"] = ops[i].kind, row["traits"] = traits, row["aten"] = ops[i].aten;
       rows.append(row);
@@ -206,10 +202,6 @@ NB_MODULE(_ember, m) {
     std::string json = compiler::inspect_json(static_cast<const uint8_t*>(file.data()), file.size(), &error);
     if (json.empty()) throw std::invalid_argument(error);
     return json;
-  });
-
-  m.def("program_target", [](nb::bytes file) {
-    return host::program_target(std::string(static_cast<const char*>(file.data()), file.size()));
   });
 
   // tier: "auto" (the tier of the target the file names; a file naming none is held to the
