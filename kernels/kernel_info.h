@@ -19,6 +19,8 @@ namespace ember::kernels {
 inline constexpr uint8_t tier_bit(Tier tier) { return static_cast<uint8_t>(1u << static_cast<unsigned>(tier)); }
 inline constexpr uint8_t kOptimizedPortable = 0;
 inline constexpr uint8_t kOptimizedArm = tier_bit(Tier::Scalar) | tier_bit(Tier::Dsp) | tier_bit(Tier::Mve);
+/// Bytes: no tier bit (no optimized kernel), and a bit of its own past the tiers.
+inline constexpr uint8_t kOptimizedBytes = 0x80;
 
 struct KernelInfo {
   const char* name;
@@ -27,9 +29,11 @@ struct KernelInfo {
   int8_t ints;     // -1: variadic
   int8_t floats;
   rt::InPlaceRule in_place;
-  uint8_t optimized;  // tier_bit of every tier with an optimized kernel
+  uint8_t optimized;  // tier_bit of every tier with an optimized kernel, or kOptimizedBytes
 
   bool optimized_on(Tier tier) const { return (optimized & tier_bit(tier)) != 0; }
+  /// The portable kernel only moves bytes: the same on every tier, so running it is no fallback.
+  bool moves_bytes() const { return optimized == kOptimizedBytes; }
 };
 
 /// The kernel with id `id`, or nullptr when id >= kernel_count().

@@ -236,24 +236,32 @@ class Movement(nn.Module):
     def __init__(self):
         super().__init__()
         self.a, self.b = nn.Conv2d(3, 4, 1), nn.Conv2d(3, 4, 3, padding=1)
-        self.fc = nn.Linear(8 * 6 * 6, 5)
+        self.fc = nn.Linear(288, 5)
 
     def forward(self, x):
         y = torch.cat([torch.relu(self.a(x)), self.b(x)], dim=1)
         y = F.pad(y, (1, 1, 1, 1))
         y = y.permute(0, 2, 3, 1).transpose(1, 2)
         y = y.unsqueeze(0).squeeze(0)
-        return self.fc(torch.flatten(y, 1).view(1, -1))
+        a, b = y.chunk(2, dim=3)  # split, then a getitem per part
+        y = torch.cat([b, a, y[:, :, :, 1:3], y.select(3, 0).unsqueeze(3)], dim=3)
+        return self.fc(torch.flatten(y, 1)[:, :288])
 
 
 def test_data_movement_shares_qparams():
     ep, rel = _run(Movement(), (1, 3, 4, 4))
-    cat = _one(ep, aten.cat.default)
-    outs = _out_qparams(cat)
-    assert all((dq.args[1], dq.args[2]) == outs for dq in cat.args[0])
-    for op in (aten.pad.default, aten.permute.default, aten.transpose.int,
-               aten.unsqueeze.default, aten.flatten.using_ints, aten.view.default):
-        _assert_shared(_one(ep, op))
+    for cat in _nodes(ep, aten.cat.default):
+        outs = _out_qparams(cat)
+        assert all((dq.args[1], dq.args[2]) == outs for dq in cat.args[0])
+    # The functional graph (frontend.export): flatten is a view, chunk a split.
+    for op in (aten.pad.default, aten.permute.default, aten.transpose.int, aten.unsqueeze.default,
+               aten.select.int, aten.view.default, aten.slice.Tensor):
+        assert _nodes(ep, op), op
+        for node in _nodes(ep, op):
+            _assert_shared(node)
+    split = _one(ep, aten.split.Tensor)
+    for part in split.users:
+        assert _in_qparams(split) == _out_qparams(part)
     _check_conv_like(ep, _one(ep, aten.linear.default))
     assert rel < 0.03
 

@@ -55,9 +55,35 @@ std::vector<int> int8_sources(const Graph& g, const Op& op) {
   return sources;
 }
 
+// op -> reshape -> quantize becomes op -> quantize -> reshape (a quantize is elementwise, so it
+// commutes with a view): legalize puts a view after a reduction without keepdim, and the
+// reduction then has the quantize it folds with.
+void quantize_before_views(Graph& g) {
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    if (g.ops[k].kind != "quantize") continue;
+    const int t = g.ops[k].inputs[0];
+    const int r = g.producer(t);
+    if (r < 0 || g.ops[r].kind != "reshape" || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
+    const int x = g.ops[r].inputs[0];
+    const int q_out = g.ops[k].outputs[0];
+    Tensor pre = g.tensors[q_out];
+    pre.name += "_unviewed";
+    pre.shape = g.tensors[x].shape;
+    const int pre_id = g.add_tensor(std::move(pre));
+    Op q = g.ops[k], view = g.ops[r];
+    q.inputs = {x};
+    q.outputs = {pre_id};
+    view.inputs = {pre_id};
+    view.outputs = {q_out};
+    g.ops[r] = std::move(q);
+    g.ops[k] = std::move(view);
+  }
+}
+
 }  // namespace
 
 Status fold_qdq(Graph& g, const Target&, Diagnostics&) {
+  quantize_before_views(g);
   std::vector<bool> erased(g.ops.size(), false);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     Op& op = g.ops[k];

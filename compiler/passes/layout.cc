@@ -3,7 +3,7 @@
 // PyTorch is channels-first (NCHW, NCL); Cortex-M kernels want channels-last so that a pixel's
 // channels are contiguous for the dot products. Steps:
 //  1. Anchors: the activations of conv and 2-D pooling are channels-last (CL).
-//  2. Propagation: an elementwise op (binary, unary, clamp, q/dq, cat, pad) puts all its
+//  2. Propagation: an elementwise op (binary, unary, clamp, q/dq, cat, slice, pad) puts all its
 //     same-rank operands and results in one layout, so CL spreads through residual adds; a
 //     softmax over the channels of a CL tensor has a CL result.
 //  3. Rewrite: CL tensors get their stored shape (rank 4 NHWC; rank 3 NCL is stored as
@@ -213,7 +213,7 @@ class LayoutPass {
                                    std::to_string(rank_[t]) + " into a channels-last op");
       }
     }
-    if (op.kind == "cat") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
+    if (op.kind == "cat" || op.kind == "slice") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
     if (op.kind == "pad") {
       Ints before(4, 0), after(4, 0);
       for (size_t d = 0; d < rank; ++d) {

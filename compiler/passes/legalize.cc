@@ -3,10 +3,12 @@
 // The front end copies aten nodes verbatim. This pass gives each one its Ember name and a
 // normalised attribute set (explicit 4-sided padding, expanded strides, constant scalars as
 // tensors), removes pure aliases (clone, dropout, contiguous), rewrites inference batch norm as
-// a multiply-add by constants, and rejects every op it does not know with the op's aten name
-// and the user's source line.
+// a multiply-add by constants, gives each result of split/unbind a slice of its own, makes 1-D
+// pools 2-D ones over [L, 1] (as 1-D convs), turns zeros/ones/full into constants, and rejects
+// every op it does not know with the op's aten name and the user's source line.
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <algorithm>
 #include <map>
@@ -105,6 +107,25 @@ class Legalizer {
     if (kViews.count(name)) return reshape(op);
     if (kAliases.count(name)) return;  // rewired in run()
     if (name == "aten.conv1d" || name == "aten.conv2d" || name == "aten.convolution") return conv(op);
+    if (name == "aten.slice") {
+      const int64_t len = in(op, 0).shape[norm_dim(op.has("dim") ? op.i("dim") : 0, in(op, 0).shape.size())];
+      const int64_t start = op.has("start") ? op.i("start") : 0;
+      return slice(op, op.has("dim") ? op.i("dim") : 0, start < 0 ? std::max<int64_t>(0, start + len) : start,
+                   op.has("step") ? op.i("step") : 1, op.outputs[0]);
+    }
+    if (name == "aten.narrow") return slice(op, op.i("dim"), op.i("start"), 1, op.outputs[0]);
+    if (name == "aten.select") return select(op, op.i("dim"), op.i("index"), op.outputs[0]);
+    if (name == "aten.split" || name == "aten.split_with_sizes" || name == "aten.unbind") return split(op);
+    if (name == "aten.stack") return stack(op);
+    if (name == "aten.expand") {
+      if (in(op, 0).num_elements() != g_.tensors[op.outputs[0]].num_elements())
+        return fail(op, "expand that repeats values is not supported");
+      return reshape(op);
+    }
+    if (name == "aten.zeros" || name == "aten.ones" || name == "aten.full" || name == "aten.scalar_tensor")
+      return fill(op, name == "aten.zeros" ? 0.0 : name == "aten.ones" ? 1.0 : op.f(name == "aten.full" ? "fill_value" : "s"));
+    if (name == "aten.max_pool1d" || name == "aten.avg_pool1d") return pool1d(op, name == "aten.max_pool1d");
+    if (name == "aten.adaptive_avg_pool1d") return adaptive_avg_pool(op, 1);
     if (name == "aten.relu") return clamp(op, 0.0, INFINITY);
     if (name == "aten.relu6") return clamp(op, 0.0, 6.0);
     if (name == "aten.hardtanh")
@@ -114,8 +135,9 @@ class Legalizer {
     if (name == "aten.avg_pool2d") return avg_pool2d(op);
     if (name == "aten.max_pool2d") return max_pool2d(op);
     if (name == "aten.avg_pool3d") return avg_pool3d(op);
-    if (name == "aten.adaptive_avg_pool2d") return adaptive_avg_pool2d(op);
-    if (name == "aten.mean") return mean(op);
+    if (name == "aten.adaptive_avg_pool2d") return adaptive_avg_pool(op, 2);
+    if (name == "aten.mean" || name == "aten.sum" || name == "aten.amax" || name == "aten.amin")
+      return reduce(op, name.substr(5));
     if (name == "aten.softmax" || name == "aten._softmax") {
       op.attrs = {{"dim", norm_dim(op.i("dim"), in(op, 0).shape.size())}};
       op.kind = "softmax";
@@ -262,24 +284,27 @@ class Legalizer {
     emit(std::move(op));
   }
 
-  void global_avg_pool(Op& op, int out_tensor) {
-    const Tensor& x = in(op, 0);
-    op.kind = "avg_pool2d";
-    op.attrs.clear();
-    pool_common(op, Ints{x.shape[2], x.shape[3]}, Ints{1, 1}, Ints{0, 0});
-    op.attrs["count_include_pad"] = int64_t{1};
-    op.outputs = {out_tensor};
-    emit(std::move(op));
+  // A pool over the last `n` axes of [N, C, ...] whose window covers them whole (a global pool).
+  Op whole_pool(const Op& op, int x_id, int out, size_t n) {
+    const Ints& shape = g_.tensors[x_id].shape;
+    Op pool{"avg_pool2d", {x_id}, {out}, {}, op.source};
+    const Ints kernel{shape[2], n == 2 ? shape[3] : 1};
+    pool_common(pool, kernel, Ints{1, 1}, Ints{0, 0});
+    pool.attrs["count_include_pad"] = int64_t{1};
+    return pool;
   }
 
-  void adaptive_avg_pool2d(Op& op) {
+  // adaptive_avg_pool1d/2d: a pool with windows input / output when the output divides the
+  // input (PyTorch's windows are then equal and disjoint).
+  void adaptive_avg_pool(Op& op, size_t n) {
     const Tensor& x = in(op, 0);
     const Tensor& y = g_.tensors[op.outputs[0]];
-    if (x.shape.size() != 4) return fail(op, "expects a 4-D input");
-    const int64_t oh = y.shape[2], ow = y.shape[3];
-    if (x.shape[2] % oh || x.shape[3] % ow)
-      return fail(op, "output size must divide the input size");
-    const Ints kernel{x.shape[2] / oh, x.shape[3] / ow};
+    if (x.shape.size() != 2 + n) return fail(op, "expects a " + std::to_string(2 + n) + "-D input");
+    Ints kernel(2, 1);
+    for (size_t d = 0; d < n; ++d) {
+      if (x.shape[2 + d] % y.shape[2 + d]) return fail(op, "output size must divide the input size");
+      kernel[d] = x.shape[2 + d] / y.shape[2 + d];
+    }
     op.kind = "avg_pool2d";
     op.attrs.clear();
     pool_common(op, kernel, kernel, Ints{0, 0});
@@ -287,28 +312,127 @@ class Legalizer {
     emit(std::move(op));
   }
 
-  void mean(Op& op) {
+  // max_pool1d/avg_pool1d as 2-D pools over [L, 1] (the layout pass stores [N, C, L] as
+  // [N, L, 1, C]).
+  void pool1d(Op& op, bool max) {
+    if (op.has("divisor_override")) return fail(op, "divisor_override is not supported");
+    const int64_t k = int_list(op, "kernel_size", 1, 1)[0];
+    const Ints stride = op.has("stride") ? op.ints_attr("stride") : Ints{};
+    const int64_t s = stride.empty() || stride[0] == 0 ? k : stride[0];
+    const int64_t p = int_list(op, "padding", 1, 0)[0];
+    const int64_t dilation = int_list(op, "dilation", 1, 1)[0];
+    const int64_t include = op.has("count_include_pad") ? op.i("count_include_pad") : 1;
+    op.attrs.clear();
+    pool_common(op, Ints{k, 1}, Ints{s, 1}, Ints{p, 0});
+    if (max) op.attrs["dilation"] = Ints{dilation, 1};
+    else op.attrs["count_include_pad"] = include;
+    op.kind = max ? "max_pool2d" : "avg_pool2d";
+    emit(std::move(op));
+  }
+
+  // The reduced axes of a mean/sum/amax/amin (all when `dim` is absent or empty).
+  std::vector<bool> reduced_axes(const Op& op, size_t rank) {
+    Ints dims = op.has("dim") ? int_list(op, "dim", 1, 0) : Ints{};
+    if (op.has("dim") && std::holds_alternative<std::vector<int64_t>>(op.attrs.at("dim"))) dims = op.ints_attr("dim");
+    std::vector<bool> axes(rank, dims.empty());
+    for (int64_t d : dims) axes[norm_dim(d, rank)] = true;
+    return axes;
+  }
+
+  // mean/sum/amax/amin. A mean over the spatial axes of [N, C, H, W] or [N, C, L] is a global
+  // average pool (channels-last, optimized); every other reduction is a reduce op whose result
+  // keeps the input's rank, with a view to the model's shape after it.
+  void reduce(Op& op, const std::string& fn) {
     const Tensor& x = in(op, 0);
-    if (x.shape.size() != 4) return fail(op, "mean is supported over H and W of a 4-D tensor only");
-    Ints dims = op.ints_attr("dim");
-    for (auto& d : dims) d = norm_dim(d, 4);
-    std::sort(dims.begin(), dims.end());
-    if (dims != Ints{2, 3}) return fail(op, "mean is supported over H and W of a 4-D tensor only");
-    const bool keepdim = op.has("keepdim") && op.i("keepdim");
-    if (keepdim) return global_avg_pool(op, op.outputs[0]);
-    // mean without keepdim = global pool to [N, C, 1, 1], then a view to [N, C].
+    const size_t rank = x.shape.size();
+    const std::vector<bool> axes = reduced_axes(op, rank);
     const int out = op.outputs[0];
-    Tensor pooled = g_.tensors[out];
-    pooled.name += "_pooled";
-    pooled.shape = {x.shape[0], x.shape[1], 1, 1};
-    const int pooled_id = g_.add_tensor(std::move(pooled));
-    Op view;
-    view.kind = "reshape";
-    view.inputs = {pooled_id};
-    view.outputs = {out};
-    view.source = op.source;
-    global_avg_pool(op, pooled_id);
-    emit(std::move(view));
+    Ints kept = x.shape;
+    for (size_t d = 0; d < rank; ++d)
+      if (axes[d]) kept[d] = 1;
+    const bool spatial = fn == "mean" && (rank == 3 || rank == 4) && !axes[0] && !axes[1] &&
+                         std::all_of(axes.begin() + 2, axes.end(), [](bool a) { return a; });
+    int result = out;
+    if (g_.tensors[out].shape != kept) {
+      Tensor t = g_.tensors[out];
+      t.name += "_keepdim";
+      t.shape = kept;
+      result = g_.add_tensor(std::move(t));
+    }
+    if (spatial) {
+      emit(whole_pool(op, op.inputs[0], result, rank - 2));
+    } else {
+      Ints flags(rank);
+      for (size_t d = 0; d < rank; ++d) flags[d] = axes[d];
+      emit(Op{fn, {op.inputs[0]}, {result}, {{"axes", flags}}, op.source});
+    }
+    if (result != out) emit(Op{"reshape", {result}, {out}, {}, op.source});
+  }
+
+  // One result of a split along `dim`: positions start, start + step, ... (the output's size).
+  void slice(const Op& op, int64_t dim, int64_t start, int64_t step, int out) {
+    const size_t rank = in(op, 0).shape.size();
+    if (step < 1) return fail(op, "a slice step below 1 is not supported");
+    emit(Op{"slice", {op.inputs[0]}, {out}, {{"dim", norm_dim(dim, rank)}, {"start", start}, {"step", step}},
+            op.source});
+  }
+
+  // select: a slice of length 1, then a view without the axis.
+  void select(const Op& op, int64_t dim, int64_t index, int out) {
+    const Tensor& x = in(op, 0);
+    const size_t d = norm_dim(dim, x.shape.size());
+    Tensor one = g_.tensors[out];
+    one.name += "_slice";
+    one.shape = x.shape;
+    one.shape[d] = 1;
+    const int id = g_.add_tensor(std::move(one));
+    slice(op, static_cast<int64_t>(d), index < 0 ? index + x.shape[d] : index, 1, id);
+    emit(Op{"reshape", {id}, {out}, {}, op.source});
+  }
+
+  // split, split_with_sizes and unbind: a slice per result, each at the sum of the sizes
+  // before it (an unused result costs nothing: cleanup drops dead ops).
+  void split(const Op& op) {
+    const size_t rank = in(op, 0).shape.size();
+    const int64_t d = norm_dim(op.has("dim") ? op.i("dim") : 0, rank);
+    int64_t start = 0;
+    for (int out : op.outputs) {
+      if (op.kind.find("unbind") != std::string::npos) {
+        select(op, d, start++, out);
+      } else {
+        slice(op, d, start, 1, out);
+        start += g_.tensors[out].shape[d];
+      }
+    }
+  }
+
+  // stack: each input viewed with the new axis, then cat along it.
+  void stack(Op& op) {
+    const Tensor& y = g_.tensors[op.outputs[0]];
+    const int64_t d = norm_dim(op.has("dim") ? op.i("dim") : 0, y.shape.size());
+    for (int& t : op.inputs) {
+      Tensor v = g_.tensors[t];
+      v.name += "_stacked";
+      v.shape.insert(v.shape.begin() + d, 1);
+      v.is_constant = false;
+      v.data.clear();
+      const int id = g_.add_tensor(std::move(v));
+      emit(Op{"reshape", {t}, {id}, {}, op.source});
+      t = id;
+    }
+    op.kind = "cat";
+    op.attrs = {{"dim", d}};
+    emit(std::move(op));
+  }
+
+  // zeros/ones/full: the result becomes a constant; cleanup folds what reads it.
+  void fill(const Op& op, double value) {
+    Tensor& t = g_.tensors[op.outputs[0]];
+    if (t.dtype != DType::Float32) return fail(op, "a constant of dtype other than float32 is not supported");
+    const std::vector<float> values(static_cast<size_t>(t.num_elements()), static_cast<float>(value));
+    t.is_constant = true;
+    t.data.resize(values.size() * sizeof(float));
+    std::memcpy(t.data.data(), values.data(), t.data.size());
   }
 
   void pad(Op& op) {

@@ -38,13 +38,6 @@ int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(
 // output elements the op rescales each element instead. A judgement, not a measured break-even.
 constexpr int64_t kTablesFrom = 1024;
 
-// Kernels that only move bytes (memcpy/memmove runs, the C library's own per-target code): one
-// implementation serves every tier, so running it is not a fallback.
-bool moves_bytes_only(int kernel) {
-  for (const char* name : {"copy", "pad_s8", "transpose_s8", "cat_s8"})
-    if (kernel == kernel_id(name)) return true;
-  return false;
-}
 
 }  // namespace
 
@@ -56,7 +49,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
     if (op.kernel < 0) continue;  // a view
-    if (moves_bytes_only(op.kernel)) {
+    if (kernels::kernel_info(op.kernel)->moves_bytes()) {
       op.kernel_reason = "portable kernel (moves bytes only; the same on every tier)";
       continue;
     }

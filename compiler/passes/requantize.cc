@@ -92,6 +92,7 @@ class Requantizer {
     if (k == "add") return add(op);
     if (k == "mul") return mul(op);
     if (k == "softmax") return softmax(op);
+    if (k == "sum") return lower_requantize(op);  // sum(q - zp_in) rescaled as a requantize
     if (has_trait(k, SameQuant)) {
       if (!(q(op.inputs[0]) == q(op.outputs[0]))) return requantize_output(op, op.inputs[0]);
       set_bounds(op, op.outputs[0]);

@@ -12,6 +12,7 @@
 #include "compiler/op_info.h"
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
+#include "kernels/portable/reduce.h"
 
 namespace ember::compiler {
 namespace {
@@ -121,6 +122,23 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     } else if (k == "cat") {
       name = "cat" + suffix;
       op.ints = {n(op, "dim")};
+    } else if (k == "slice") {
+      name = "slice";
+      op.ints = {n(op, "dim"), n(op, "start"), n(op, "step")};
+    } else if (k == "mean" || k == "sum" || k == "amax" || k == "amin") {
+      name = "reduce" + suffix;
+      using kernels::Reduction;
+      const Reduction fn = k == "mean" ? Reduction::Mean : k == "sum" ? Reduction::Sum
+                           : k == "amax" ? Reduction::Max : Reduction::Min;
+      op.ints = {static_cast<int32_t>(fn)};
+      if (s8 && k == "sum") {
+        for (const char* key : {"input_zp", "output_zp", "multiplier", "shift", "q_min", "q_max"})
+          op.ints.push_back(n(op, key));
+      } else if (s8) {
+        const int32_t zp = g.tensors[op.inputs[0]].quant->zero_point[0];
+        op.ints = concat(op.ints, {zp, zp, 0, 0, n(op, "q_min"), n(op, "q_max")});
+      }
+      op.ints = concat(op.ints, int_vector(op.ints_attr("axes")));
     } else if (k == "quantize") {
       name = "quantize_s8";
       const Quant& q = *g.tensors[op.outputs[0]].quant;

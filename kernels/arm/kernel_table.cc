@@ -1,7 +1,8 @@
 //===- kernel_table.cc - The kernel table with the optimized entries ------===//
 //
 // Built at compile time (constant data, no static constructor): every kernels.def row whose
-// `optimized` column is Arm takes ember::kernels::arm's entry, every other the portable one.
+// `optimized` column is Arm takes ember::kernels::arm's entry, every other (Portable, Bytes) the
+// portable one.
 
 #include "kernels/arm/kernels.h"
 
@@ -18,12 +19,14 @@ struct Table {
 constexpr Table make_table() {
   Table t{};
 #define EMBER_ENTRY_Portable(name) {&kernels::check_##name, &kernels::run_##name}
+#define EMBER_ENTRY_Bytes(name) EMBER_ENTRY_Portable(name)
 #define EMBER_ENTRY_Arm(name) {&arm::check_##name, &arm::run_##name}
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
   t.entries[static_cast<size_t>(rt::KernelId::name)] = EMBER_ENTRY_##optimized(name);
 #include "kernels/kernels.def"
 #undef EMBER_KERNEL
 #undef EMBER_ENTRY_Portable
+#undef EMBER_ENTRY_Bytes
 #undef EMBER_ENTRY_Arm
   return t;
 }

@@ -14,6 +14,7 @@ namespace ember::kernels::arm {
 
 // EMBER_OPTIMIZED_<column>(name) expands a kernels.def row by its `optimized` column.
 #define EMBER_OPTIMIZED_Portable(name)
+#define EMBER_OPTIMIZED_Bytes(name)
 #define EMBER_OPTIMIZED_Arm(name)                    \
   rt::Status check_##name(const rt::OpContext& ctx); \
   rt::Status run_##name(const rt::OpContext& ctx);
@@ -22,6 +23,7 @@ namespace ember::kernels::arm {
 #undef EMBER_KERNEL
 #undef EMBER_OPTIMIZED_Arm
 #undef EMBER_OPTIMIZED_Portable
+#undef EMBER_OPTIMIZED_Bytes
 
 /// The conv and linear checks for host tools (python/src/host_runtime.cc): the device check,
 /// then every folded bias recomputed from the weights (fold.h) and compared, BadQuantization on

@@ -1,4 +1,4 @@
-//===- data_movement_test.cc - Tests of pad, transpose, cat and copy ------===//
+//===- data_movement_test.cc - Tests of pad, transpose, cat, slice, copy --===//
 //
 // Byte-moving kernels against index-arithmetic references, for both element sizes, and the
 // checks' rejections.
@@ -10,6 +10,7 @@
 #include "kernels/portable/cat.h"
 #include "kernels/portable/copy.h"
 #include "kernels/portable/pad.h"
+#include "kernels/portable/slice.h"
 #include "kernels/portable/test_util.h"
 #include "kernels/portable/transpose.h"
 
@@ -222,6 +223,60 @@ TEST(Copy, CopiesBytesAcrossShapes) {
   op.outs[0].dims[0] = 6;
   op.outs[0].dtype = DType::Int32;
   EXPECT_EQ(check_copy(op.ctx()), Status::BadOpSignature);
+}
+
+TEST(Slice, RandomS8AndF32) {
+  std::mt19937 rng(73);
+  for (int t = 0; t < 200; ++t) {
+    const int rank = rand_int(rng, 1, 5);
+    const auto in_dims = random_dims(rng, rank);
+    const int axis = rand_int(rng, 0, rank - 1);
+    const int32_t len = in_dims[axis];
+    const int32_t start = rand_int(rng, 0, len - 1), step = rand_int(rng, 1, 3);
+    auto out_dims = in_dims;
+    out_dims[axis] = (len - start + step - 1) / step - rand_int(rng, 0, (len - start - 1) / step);
+    auto in8 = random_s8(rng, numel(in_dims));
+    auto inf = random_f32(rng, numel(in_dims));
+    std::vector<int8_t> out8(numel(out_dims));
+    std::vector<float> outf(numel(out_dims));
+    OpBuilder op8, opf;
+    op8.in(in8.data(), DType::Int8, in_dims).out(out8.data(), DType::Int8, out_dims).ints = {axis, start, step};
+    opf.in(inf.data(), DType::Float32, in_dims).out(outf.data(), DType::Float32, out_dims).ints = {axis, start, step};
+    ASSERT_EQ(check_slice(op8.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(check_slice(opf.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(run_slice(op8.ctx()), Status::Ok);
+    ASSERT_EQ(run_slice(opf.ctx()), Status::Ok);
+    for (size_t o = 0; o < out8.size(); ++o) {
+      auto idx = unravel(o, out_dims);
+      idx[axis] = start + idx[axis] * step;
+      ASSERT_EQ(out8[o], in8[ravel(idx, in_dims)]);
+      ASSERT_EQ(outf[o], inf[ravel(idx, in_dims)]);
+    }
+  }
+}
+
+TEST(Slice, CheckRejects) {
+  OpBuilder op;
+  int8_t buf[24] = {};
+  op.in(buf, DType::Int8, {2, 3, 4}).out(buf, DType::Int8, {2, 2, 4}).ints = {1, 1, 1};
+  EXPECT_EQ(check_slice(op.ctx()), Status::Ok);
+  op.ints = {1, 2, 1};  // positions 2, 3: past the axis
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 0, 2};  // positions 0, 2
+  EXPECT_EQ(check_slice(op.ctx()), Status::Ok);
+  op.ints = {1, 0, 0};
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, -1, 1};
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {3, 0, 1};
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {0, 0, 1};  // dims other than the axis differ
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadShape);
+  op.ints = {1, 0, 2147483647};  // the last position overflows int32
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 1, 1};
+  op.outs[0].dtype = DType::Float32;
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpSignature);
 }
 
 }  // namespace

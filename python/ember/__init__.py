@@ -32,7 +32,7 @@ def _import_quietly():
 _import_quietly()
 
 from ember import _ember  # noqa: E402
-from ember.frontend import FrontendError, to_graph  # noqa: E402
+from ember.frontend import FrontendError, export, to_graph  # noqa: E402
 from ember.program import Program, ProgramError  # noqa: E402
 from ember.quantizer import EmberQuantizer, quantize  # noqa: E402
 
@@ -97,8 +97,6 @@ def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGE
     """The whole pipeline in one call: export, quantize to int8 (calibrating on `calibration`,
     an iterable of input tuples), re-export and lower. ``quantized=False`` compiles the float
     model as it is. ``memory``, ``plan`` and ``ram_budget`` are as for :func:`lower`."""
-    import torch
-
     model.eval()
     if quantized:
         ep = quantize(model, tuple(example_inputs), calibration)
@@ -106,5 +104,5 @@ def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGE
         from ember.checks import float32_model
 
         model, example_inputs = float32_model(model, tuple(example_inputs))
-        ep = torch.export.export(model, example_inputs)
+        ep = export(model, example_inputs)
     return lower(ep, target, float_io=float_io, memory=memory, plan=plan, ram_budget=ram_budget)

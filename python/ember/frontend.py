@@ -45,13 +45,18 @@ def warn(message: str) -> None:
 
 
 def source_of(node: torch.fx.Node) -> str:
-    """``aten.conv2d.default at model.py:42 (features.0)``: the op, the user's line, the module."""
+    """``aten.conv2d.default at model.py:42 (features.0)``: the op, the model's line, the module.
+    The line is the innermost one in the user's own files, else in the library that defines the
+    model (``torchvision/models/mobilenetv2.py:64``); PyTorch's own frames never count."""
     text = str(node.target)
-    frames = _FRAME.findall(node.meta.get("stack_trace") or "")
+    frames = [f for f in _FRAME.findall(node.meta.get("stack_trace") or "") if not _is_torch(f[0])]
     user = [f for f in frames if not _is_library(f[0])]
     if user:
         path, line = user[-1]
         text += f" at {os.path.basename(path)}:{line}"
+    elif frames:
+        path, line = frames[-1]
+        text += f" at {_library_path(path)}:{line}"
     stack = node.meta.get("nn_module_stack")
     if stack:
         path = list(stack.values())[-1][0]
@@ -60,9 +65,34 @@ def source_of(node: torch.fx.Node) -> str:
     return text
 
 
+def export(model: torch.nn.Module, example_inputs: tuple) -> ExportedProgram:
+    """``torch.export.export``, then PyTorch's functionalization with no decompositions: in-place
+    ops become their functional forms (``relu_`` -> ``relu``, ``x += y`` -> ``add``), dropout
+    and ``contiguous`` in eval disappear, ``chunk`` becomes ``split`` and ``narrow`` ``slice``,
+    while layers (conv2d, linear, layer_norm, gru, ...) stay whole for the quantizer's patterns."""
+    ep = torch.export.export(model, example_inputs)
+    with warnings.catch_warnings():  # torch's own pytree deprecation notice, not the user's
+        warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)
+        return ep.run_decompositions({})
+
+
 def _is_library(path: str) -> bool:
     parts = path.replace("\\", "/").split("/")
     return any(p in ("torch", "torchao", "site-packages", "dist-packages") for p in parts[:-1])
+
+
+def _is_torch(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return any(p in ("torch", "torchao") for p in parts[:-1])
+
+
+def _library_path(path: str) -> str:
+    """The path of a library file from its package (what follows site-packages)."""
+    parts = path.replace("\\", "/").split("/")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            return "/".join(parts[len(parts) - parts[::-1].index(marker):])
+    return os.path.basename(path)
 
 
 def _dtype(dtype: torch.dtype, where: str) -> str:

@@ -24,6 +24,7 @@ edges that the compiler maps to float kernels.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Iterable, Optional
 
 import torch
@@ -52,25 +53,30 @@ _ANNOTATION_KEY = "quantization_annotation"
 # --- op tables (targets as they appear in torch.export's default, training-IR graph) -------
 _CONV_OPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding}
 _LINEAR_OPS = {aten.linear.default}
-_BINARY_OPS = {aten.add.Tensor, aten.add_.Tensor, aten.mul.Tensor, aten.mul_.Tensor}
+_BINARY_OPS = {aten.add.Tensor, aten.mul.Tensor}
 # Arithmetic with a Python number (x * 0.5, x + 3, 1 - x, x / 6, x ** 2): an int8 -> int8
 # function of one value, which the compiler runs as a 256-entry table like the unary ops.
 _SCALAR_OPS = _BINARY_OPS | {aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.rsub.Scalar,
                              aten.mul.Scalar, aten.div.Tensor, aten.div.Scalar,
                              aten.pow.Tensor_Scalar}
 # Average-style pooling: output shares the input's qparams (average of values in range).
-_POOL_OPS = {aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
-             aten.mean.dim, aten.mean.default}
+_POOL_OPS = {aten.avg_pool1d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool1d.default,
+             aten.adaptive_avg_pool2d.default, aten.mean.dim, aten.mean.default}
 # Activations folded into the preceding op's clamp bounds (no q/dq between op and act).
-_FUSABLE_ACTS = {aten.relu.default, aten.relu_.default, aten.relu6.default,
-                 aten.hardtanh.default, aten.hardtanh_.default,
-                 aten.clamp.default, aten.clamp_.default}
+_FUSABLE_ACTS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default, aten.clamp.default}
 # Pure data movement: output shares the input's qparams, so the compiler can alias/copy bytes.
-_SHARE_OPS = {aten.reshape.default, aten.view.default, aten.flatten.using_ints,
-              aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
-              aten.unsqueeze.default, aten.permute.default, aten.transpose.int,
-              aten.max_pool2d.default, aten.constant_pad_nd.default, aten.pad.default}
-_CAT_OPS = {aten.cat.default, aten.concat.default}
+_SHARE_OPS = {aten.reshape.default, aten.view.default, aten._unsafe_view.default,
+              aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
+              aten.unsqueeze.default, aten.permute.default, aten.transpose.int, aten.clone.default,
+              aten.expand.default, aten.slice.Tensor, aten.select.int,
+              aten.max_pool1d.default, aten.max_pool2d.default, aten.amax.default, aten.amin.default,
+              aten.constant_pad_nd.default, aten.pad.default}
+# Several results, each a part of the input (in its quantization): the getitem nodes that take
+# them out of the result list carry the shared quantization.
+_SPLIT_OPS = {aten.split.Tensor, aten.split_with_sizes.default, aten.unbind.int}
+_CAT_OPS = {aten.cat.default, aten.concat.default, aten.stack.default}
+# Own output quantization (a sum's range is not its input's).
+_REDUCE_OPS = {aten.sum.dim_IntList, aten.sum.default}
 # Fixed output qparams: (scale, zero_point). Matches TFLite/CMSIS-NN conventions.
 _FIXED_QPARAMS_OPS = {
     aten.softmax.int: (1.0 / 256.0, -128),
@@ -79,9 +85,10 @@ _FIXED_QPARAMS_OPS = {
     aten.tanh.default: (1.0 / 128.0, 0),
 }
 # Standalone int8 -> int8 elementwise ops: own input/output qparams, run as 256-entry tables;
-# the compiler's op set (compiler/ops.def, trait Table) names them, and the in-place forms of two.
+# the compiler's op set (compiler/ops.def, trait Table) names them. In-place forms never reach the
+# quantizer: the front end functionalizes the graph first (frontend.export).
 _TABLE_OPS = {getattr(aten, op["aten"].split(".")[1]).default for op in _ember.ops() if "table" in op["traits"]}
-_UNARY_OPS = _FUSABLE_ACTS | _TABLE_OPS | {aten.hardswish_.default, aten.silu_.default}
+_UNARY_OPS = _FUSABLE_ACTS | _TABLE_OPS
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -194,6 +201,10 @@ class EmberQuantizer(Quantizer):
                 self._annotate_pool(n)
             elif t in _SHARE_OPS:
                 self._annotate_share(n)
+            elif t in _SPLIT_OPS:
+                self._annotate_split(n)
+            elif t in _REDUCE_OPS:
+                self._annotate_unary(n)
             elif t in _CAT_OPS:
                 self._annotate_cat(n)
             elif t in _FIXED_QPARAMS_OPS:
@@ -205,6 +216,15 @@ class EmberQuantizer(Quantizer):
     def validate(self, model: GraphModule) -> None:
         pass
 
+    def _input(self, x: Node) -> QuantizationSpec:
+        """The input quantization for an edge from x: a fixed-range output (sigmoid, tanh,
+        softmax) is read in its own quantization, as PT2E then shares the one observer; a second
+        one would put a float requantization on the edge."""
+        ann = x.meta.get(_ANNOTATION_KEY)
+        if ann is not None and isinstance(ann.output_qspec, FixedQParamsQuantizationSpec):
+            return ann.output_qspec
+        return self.act_qspec
+
     # --- per-pattern annotators ---------------------------------------------------------------
     def _annotate_conv_linear(self, n: Node) -> None:
         x, w = n.args[0], n.args[1]
@@ -212,7 +232,7 @@ class EmberQuantizer(Quantizer):
         # Weights must be constants (get_attr) so convert_pt2e folds them to int8 tensors.
         if not _is_float_tensor(x) or not isinstance(w, Node) or w.op != "get_attr":
             return
-        inputs = {x: self.act_qspec, w: _WEIGHT_QSPEC}
+        inputs = {x: self._input(x), w: _WEIGHT_QSPEC}
         if isinstance(bias, Node):
             if bias.op != "get_attr":
                 return
@@ -222,16 +242,16 @@ class EmberQuantizer(Quantizer):
     def _annotate_binary(self, n: Node) -> None:
         a, b = n.args[0], n.args[1]
         if n.target in _BINARY_OPS and _is_float_tensor(a) and _is_float_tensor(b):
-            _mark_output(n, {a: self.act_qspec, b: self.act_qspec}, self.act_qspec)
+            _mark_output(n, {a: self._input(a), b: self._input(b)}, self.act_qspec)
         elif _is_float_tensor(a) and isinstance(b, (int, float)) and not isinstance(b, bool) \
                 and not n.kwargs.get("rounding_mode") and n.kwargs.get("alpha", 1) == 1:
-            _mark(n, {a: self.act_qspec}, self.act_qspec)
+            _mark(n, {a: self._input(a)}, self.act_qspec)
 
     def _annotate_pool(self, n: Node) -> None:
         x = n.args[0]
         if not _is_float_tensor(x):
             return
-        _mark_output(n, {x: self.act_qspec}, SharedQuantizationSpec((x, n)))
+        _mark_output(n, {x: self._input(x)}, SharedQuantizationSpec((x, n)))
 
     def _annotate_share(self, n: Node) -> None:
         x = n.args[0]
@@ -243,7 +263,16 @@ class EmberQuantizer(Quantizer):
             mode = n.args[2] if len(n.args) > 2 else n.kwargs.get("mode", "constant")
             if mode != "constant":
                 return
-        _mark(n, {x: self.act_qspec}, SharedQuantizationSpec((x, n)))
+        _mark(n, {x: self._input(x)}, SharedQuantizationSpec((x, n)))
+
+    def _annotate_split(self, n: Node) -> None:
+        x = n.args[0]
+        if not _is_float_tensor(x) or not (_has_quantized_output(x) or x.op == "placeholder"):
+            return
+        _mark(n, {x: self._input(x)}, None)
+        for user in n.users:
+            if user.op == "call_function" and user.target is operator.getitem:
+                _mark(user, {}, SharedQuantizationSpec((x, n)))
 
     def _annotate_cat(self, n: Node) -> None:
         tensors = n.args[0]
@@ -254,7 +283,7 @@ class EmberQuantizer(Quantizer):
         # All inputs and the output share one qparam set: cat is then a byte copy.
         first = tensors[0]
         shared = SharedQuantizationSpec((first, n))
-        inputs = {first: self.act_qspec}
+        inputs = {first: self._input(first)}
         for t in tensors[1:]:
             inputs.setdefault(t, shared)
         _mark(n, inputs, shared)
@@ -267,13 +296,13 @@ class EmberQuantizer(Quantizer):
         out = FixedQParamsQuantizationSpec(
             dtype=torch.int8, scale=scale, zero_point=zp, quant_min=-128, quant_max=127,
             qscheme=torch.per_tensor_affine)
-        _mark(n, {x: self.act_qspec}, out)
+        _mark(n, {x: self._input(x)}, out)
 
     def _annotate_unary(self, n: Node) -> None:
         x = n.args[0]
         if not _is_float_tensor(x) or any(isinstance(a, Node) for a in n.args[1:]):
             return
-        _mark(n, {x: self.act_qspec}, self.act_qspec)
+        _mark(n, {x: self._input(x)}, self.act_qspec)
 
 
 def quantize(
@@ -297,14 +326,14 @@ def quantize(
     from .calibrate import calibrate
     from .checks import (calibration_check, check_float64_ops, check_observed_ranges, check_weights,
                          float32_model, input_names)
-    from .frontend import FrontendError
+    from .frontend import FrontendError, export
 
     example_inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) \
         else (example_inputs,)
     model, example_inputs = float32_model(model, example_inputs)
     check_weights(model)
     model.eval()
-    ep = torch.export.export(model, example_inputs)
+    ep = export(model, example_inputs)
     check_float64_ops(ep)
     prepared = prepare_pt2e(ep.module(), quantizer or EmberQuantizer())
     names = input_names(model, len(example_inputs))

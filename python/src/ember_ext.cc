@@ -170,6 +170,7 @@ NB_MODULE(_ember, m) {
       row["name"] = k.name, row["inputs"] = k.inputs, row["outputs"] = k.outputs;
       row["ints"] = k.ints, row["floats"] = k.floats;
       row["optimized"] = tiers;
+      row["moves_bytes"] = k.moves_bytes();
       rows.append(row);
     }
     return rows;

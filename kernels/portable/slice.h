@@ -1,0 +1,27 @@
+//===- slice.h - Strided slice along one axis, any element type -*- C++ -*-===//
+//
+// split, chunk, narrow, select, unbind and slice all take evenly spaced positions along one
+// axis; the compiler gives each result its own slice op. One kernel serves int8 and float32.
+
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/op_context.h"
+
+namespace ember::kernels {
+
+/// out[o, i, n] = in[o, start + i * step, n] for o < outer, i < out_len, n < inner: `inner`
+/// elements of `elem_size` bytes after the axis, `outer` before it. Input and output must not
+/// overlap.
+void slice(size_t outer, size_t in_len, size_t out_len, size_t inner, size_t elem_size,
+           size_t start, size_t step, const void* input, void* output);
+
+/// Operands: input -> output of the same dtype and rank, the same dims but on `axis`.
+/// ints: axis, start, step, with start >= 0, step >= 1 and every position read inside the
+/// input's axis.
+rt::Status check_slice(const rt::OpContext& ctx);
+rt::Status run_slice(const rt::OpContext& ctx);
+
+}  // namespace ember::kernels
