@@ -34,6 +34,22 @@ class _Float64(Interpreter):
         return super().call_function(target, args, kwargs)
 
 
+    def run_node(self, n):
+        bias = n.args[2] if n.target in _LAYERS and len(n.args) > 2 else None
+        if isinstance(bias, torch.fx.Node) and bias.target == qd.dequantize_per_channel.default:
+            x, w = n.args[0], n.args[1]
+            if x.target == qd.dequantize_per_tensor.default and w.target == qd.dequantize_per_channel.default:
+                args = list(self.fetch_args_kwargs_from_env(n)[0])
+                q_bias = self.fetch_attr(bias.args[0].target).double()  # constants (get_attr)
+                w_scales = self.fetch_attr(w.args[1].target).double()
+                args[2] = q_bias * float(x.args[1]) * w_scales
+                return self.call_function(n.target, tuple(args), {})
+        return super().run_node(n)
+
+
+_LAYERS = {torch.ops.aten.conv1d.default, torch.ops.aten.conv2d.default, torch.ops.aten.linear.default}
+
+
 def run_float64(ep: ExportedProgram, *inputs: torch.Tensor):
     """The converted graph's outputs for `inputs`, computed in float64."""
     module = ep.module()

@@ -4,20 +4,22 @@
 #
 #   unit    the C++ suites (ctest) and the host Python tests: no QEMU; under a minute warm on
 #           two cores (pytest-xdist runs two workers in every pytest tier)
+#   models  the real-model suite (ember.models.suite) compiled and compared with PyTorch's
+#           quantized reference on the host (pytest -m models)
 #   soak    a short bounded fuzz pass (30 s per build, 64- and 32-bit; fails on any sanitizer
 #           report or a hang past the per-input time limit); the long run is
 #           tools/fuzz.sh --seconds N --parallel
 #   device  firmware under QEMU on the emulated boards (pytest -m device); it also replays the
 #           soak tier's corpus on the optimized kernels, so it runs after soak
 #
-#   tools/test.sh                          # set up, then unit, soak, device
+#   tools/test.sh                          # set up, then unit, models, soak, device
 #   tools/test.sh --tier unit              # after an edit: rebuild what changed, unit tests only
 #   tools/test.sh --tier device --targets cortex-m4,cortex-m55
 #   tools/test.sh --tier unit -- -k quantizer   # after --, arguments for pytest
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TIERS=(unit soak device)
+TIERS=(unit models soak device)
 TARGETS=""
 SETUP=1
 while [ $# -gt 0 ]; do
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --tier) TIERS=("$2"); SETUP=0; shift 2 ;;
     --targets) TARGETS="$2"; shift 2 ;;
     --) shift; break ;;
-    *) echo "usage: tools/test.sh [--tier unit|soak|device] [--targets a,b] [-- pytest args]" >&2; exit 2 ;;
+    *) echo "usage: tools/test.sh [--tier unit|models|soak|device] [--targets a,b] [-- pytest args]" >&2; exit 2 ;;
   esac
 done
 
@@ -47,7 +49,9 @@ run_tier() {
     unit)
       ctest --test-dir build/tests --output-on-failure -j2 > build/ctest.log || { cat build/ctest.log; exit 1; }
       tail -n 3 build/ctest.log
-      python3 -m pytest -q -m "not device" -n 2 "$@" ;;
+      python3 -m pytest -q -m "not device and not models" -n 2 "$@" ;;
+    models)
+      python3 -m pytest -q -m "models and not device" -n 2 "$@" ;;
     soak)
       bash tools/fuzz.sh --seconds 30 ;;
     device)

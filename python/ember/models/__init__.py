@@ -6,8 +6,9 @@ Each zoo entry is a no-argument callable returning `(model, example_inputs, cali
 Note: the entry functions shadow their submodules as attributes (`ember.models.kws` is the
 function); import from the submodule itself for the rest, e.g.
 `from ember.models.digits import DigitsCNN, accuracy` or `from ember.models.kws import DSCNN`.
-`MLPERF_TINY` names the five MLPerf Tiny entries; `ZOO` also holds the trained `digits` model and a
-compact `mobilenet_v2` (a float-fallback test case).
+`MLPERF_TINY` names the five MLPerf Tiny entries; `SUITE` the real-model suite (architectures as
+torchvision, timm and tutorials write them, ``suite.py``); `ZOO` holds them all, the trained
+`digits` model and a compact `mobilenet_v2` at 64x64.
 See docs/models.md.
 """
 from .ad import ad
@@ -18,9 +19,10 @@ from .mobilenet_v2 import mobilenet_v2
 from .sww import sww
 from .vww import vww
 from . import stats
+from .suite import ENTRIES as _SUITE_ENTRIES, SUITE
 
 MLPERF_TINY = ("kws", "vww", "ic", "ad", "sww")
 ZOO = {"kws": kws, "vww": vww, "ic": ic, "ad": ad, "sww": sww, "digits": digits,
-       "mobilenet_v2": mobilenet_v2}
+       "mobilenet_v2": mobilenet_v2, **_SUITE_ENTRIES}
 
-__all__ = ["ZOO", "MLPERF_TINY", "kws", "vww", "ic", "ad", "sww", "digits", "mobilenet_v2", "train_digits", "stats"]
+__all__ = ["ZOO", "MLPERF_TINY", "SUITE", "kws", "vww", "ic", "ad", "sww", "digits", "mobilenet_v2", "train_digits", "stats"]

@@ -1,120 +1,22 @@
-"""Architectures as users bring them: written the way torchvision, timm and the PyTorch tutorials
-write them (in-place activations, Dropout, chunk, view/transpose channel shuffles, 1-D layers,
-functional pooling), with random weights and fixed seeds. Nothing here is shaped for Ember.
+"""The real-model suite: architectures as users bring them, written the way torchvision, timm and
+the PyTorch tutorials write them (in-place activations, dropout, chunk, a view/transpose channel
+shuffle, 1-D convolutions and pools, functional pooling and reductions). Nothing here is shaped
+for Ember. Weights are seeded (``_common.init_model``); class counts are a user's (6 to 12), so
+the models are the sizes that run on a microcontroller.
 
-Each builder returns (model, example_inputs); SUITE names them. Class counts are a user's (10 or
-12), so the models are the sizes that run on a microcontroller.
+``SUITE`` names every entry (MobileNetV2 is ``mobilenet_v2`` at 96x96, from its own module);
+each is a zoo entry returning (model, example_inputs, calibration). See docs/models.md.
 """
-
 from __future__ import annotations
 
 from functools import partial
 
 import torch
-import torch.nn as nn
-import torch.nn.functional as F
+from torch import nn
 
-
-def _make_divisible(v: float, divisor: int = 8, min_value: int | None = None) -> int:
-    # torchvision.models._utils._make_divisible
-    min_value = min_value or divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    return new_v + divisor if new_v < 0.9 * v else new_v
-
-
-class Conv2dNormActivation(nn.Sequential):
-    """torchvision.ops.misc.Conv2dNormActivation: conv, batch norm, in-place activation."""
-
-    def __init__(self, cin, cout, kernel_size=3, stride=1, groups=1, norm_layer=nn.BatchNorm2d,
-                 activation_layer=nn.ReLU, dilation=1, inplace=True):
-        padding = (kernel_size - 1) // 2 * dilation
-        layers = [nn.Conv2d(cin, cout, kernel_size, stride, padding, dilation=dilation, groups=groups,
-                            bias=norm_layer is None)]
-        if norm_layer is not None:
-            layers.append(norm_layer(cout))
-        if activation_layer is not None:
-            layers.append(activation_layer(inplace=inplace))
-        super().__init__(*layers)
-
-
-class SqueezeExcitation(nn.Module):
-    """torchvision.ops.misc.SqueezeExcitation."""
-
-    def __init__(self, channels, squeeze, activation=nn.ReLU, scale_activation=nn.Sigmoid):
-        super().__init__()
-        self.avgpool = nn.AdaptiveAvgPool2d(1)
-        self.fc1 = nn.Conv2d(channels, squeeze, 1)
-        self.fc2 = nn.Conv2d(squeeze, channels, 1)
-        self.activation = activation()
-        self.scale_activation = scale_activation()
-
-    def forward(self, x):
-        scale = self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(x)))))
-        return scale * x
-
-
-def _init(model: nn.Module) -> nn.Module:
-    # torchvision's initialisation, plus batch-norm statistics of a trained network (random
-    # means and variances), so folding has something to fold.
-    g = torch.Generator().manual_seed(1)
-    for m in model.modules():
-        if isinstance(m, (nn.Conv1d, nn.Conv2d)):
-            nn.init.kaiming_normal_(m.weight, mode="fan_out")
-            if m.bias is not None:
-                nn.init.zeros_(m.bias)
-        elif isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
-            c = m.num_features
-            m.weight.data = 0.5 + torch.rand(c, generator=g)
-            m.bias.data = 0.2 * torch.randn(c, generator=g)
-            m.running_mean = 0.2 * torch.randn(c, generator=g)
-            m.running_var = 0.5 + torch.rand(c, generator=g)
-        elif isinstance(m, nn.Linear):
-            nn.init.normal_(m.weight, 0, 0.01 if m.out_features > 16 else 0.1)
-            nn.init.zeros_(m.bias)
-    return model.eval()
-
-
-# --- MobileNetV2 (torchvision.models.mobilenetv2) ---------------------------------------------
-class InvertedResidualV2(nn.Module):
-    def __init__(self, inp, oup, stride, expand_ratio):
-        super().__init__()
-        hidden = int(round(inp * expand_ratio))
-        self.use_res_connect = stride == 1 and inp == oup
-        layers = []
-        if expand_ratio != 1:
-            layers.append(Conv2dNormActivation(inp, hidden, kernel_size=1, activation_layer=nn.ReLU6))
-        layers += [Conv2dNormActivation(hidden, hidden, stride=stride, groups=hidden, activation_layer=nn.ReLU6),
-                   nn.Conv2d(hidden, oup, 1, 1, 0, bias=False), nn.BatchNorm2d(oup)]
-        self.conv = nn.Sequential(*layers)
-
-    def forward(self, x):
-        return x + self.conv(x) if self.use_res_connect else self.conv(x)
-
-
-class MobileNetV2(nn.Module):
-    def __init__(self, num_classes=10, width_mult=0.35, dropout=0.2, lrn=False):
-        super().__init__()
-        setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
-                   [6, 160, 3, 2], [6, 320, 1, 1]]
-        cin = _make_divisible(32 * width_mult)
-        self.last_channel = _make_divisible(1280 * max(1.0, width_mult))
-        features = [Conv2dNormActivation(3, cin, stride=2, activation_layer=nn.ReLU6)]
-        for t, c, n, s in setting:
-            cout = _make_divisible(c * width_mult)
-            for i in range(n):
-                features.append(InvertedResidualV2(cin, cout, s if i == 0 else 1, expand_ratio=t))
-                cin = cout
-        features.append(Conv2dNormActivation(cin, self.last_channel, kernel_size=1, activation_layer=nn.ReLU6))
-        if lrn:  # AlexNet-style response normalisation over the last features: float in int8
-            features.append(nn.LocalResponseNorm(5))
-        self.features = nn.Sequential(*features)
-        self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
-
-    def forward(self, x):
-        x = self.features(x)
-        x = F.adaptive_avg_pool2d(x, (1, 1))
-        x = torch.flatten(x, 1)
-        return self.classifier(x)
+from ._common import as_samples, init_model, smooth_noise
+from .blocks import Conv2dNormActivation, SqueezeExcitation, make_divisible
+from .mobilenet_v2 import MobileNetV2
 
 
 # --- MobileNetV3-small (torchvision.models.mobilenetv3) ---------------------------------------
@@ -129,7 +31,7 @@ class InvertedResidualV3(nn.Module):
         layers.append(Conv2dNormActivation(expanded, expanded, kernel_size=kernel, stride=stride, groups=expanded,
                                            norm_layer=norm, activation_layer=act))
         if use_se:
-            layers.append(SqueezeExcitation(expanded, _make_divisible(expanded // 4), scale_activation=nn.Hardsigmoid))
+            layers.append(SqueezeExcitation(expanded, make_divisible(expanded // 4), scale_activation=nn.Hardsigmoid))
         layers.append(Conv2dNormActivation(expanded, cout, kernel_size=1, norm_layer=norm, activation_layer=None))
         self.block = nn.Sequential(*layers)
         self.use_res_connect = stride == 1 and cin == cout
@@ -144,7 +46,7 @@ class InvertedResidualV3(nn.Module):
 class MobileNetV3Small(nn.Module):
     def __init__(self, num_classes=10, width_mult=0.75, dropout=0.2):
         super().__init__()
-        a = lambda c: _make_divisible(c * width_mult)  # noqa: E731
+        a = lambda c: make_divisible(c * width_mult)  # noqa: E731
         conf = [(16, 3, 16, 16, True, False, 2), (16, 3, 72, 24, False, False, 2), (24, 3, 88, 24, False, False, 1),
                 (24, 5, 96, 40, True, True, 2), (40, 5, 240, 40, True, True, 1), (40, 5, 240, 40, True, True, 1),
                 (40, 5, 120, 48, True, True, 1), (48, 5, 144, 48, True, True, 1), (48, 5, 288, 96, True, True, 2),
@@ -158,7 +60,7 @@ class MobileNetV3Small(nn.Module):
                                            activation_layer=nn.Hardswish))
         self.features = nn.Sequential(*layers)
         self.avgpool = nn.AdaptiveAvgPool2d(1)
-        last = _make_divisible(1024 * width_mult)
+        last = make_divisible(1024 * width_mult)
         self.classifier = nn.Sequential(nn.Linear(6 * last_in, last), nn.Hardswish(inplace=True),
                                         nn.Dropout(p=dropout, inplace=True), nn.Linear(last, num_classes))
 
@@ -313,7 +215,7 @@ class MBConv(nn.Module):
     def __init__(self, expand_ratio, k, stride, cin, cout, sd_prob):
         super().__init__()
         self.use_res_connect = stride == 1 and cin == cout
-        expanded = _make_divisible(cin * expand_ratio)
+        expanded = make_divisible(cin * expand_ratio)
         layers = []
         if expanded != cin:
             layers.append(Conv2dNormActivation(cin, expanded, kernel_size=1, activation_layer=nn.SiLU))
@@ -455,30 +357,42 @@ class IMUNet(nn.Module):
         return self.fc(self.drop(x))
 
 
-SUITE = {
-    "mobilenet_v2": (lambda: MobileNetV2(), (1, 3, 96, 96)),
-    "mobilenet_v3_small": (lambda: MobileNetV3Small(), (1, 3, 96, 96)),
-    "shufflenet_v2": (lambda: ShuffleNetV2(), (1, 3, 96, 96)),
-    "squeezenet": (lambda: SqueezeNet(), (1, 3, 96, 96)),
-    "mnasnet": (lambda: MNASNet(), (1, 3, 96, 96)),
-    "efficientnet_b0": (lambda: EfficientNetB0(), (1, 3, 64, 64)),
-    "resnet18": (lambda: ResNet18(), (1, 3, 32, 32)),
-    "tc_resnet8": (lambda: TCResNet8(), (1, 1, 98, 40)),
-    "imu_conv1d": (lambda: IMUNet(), (1, 6, 128)),
-    "mobilenet_v2_lrn": (lambda: MobileNetV2(lrn=True), (1, 3, 96, 96)),
+
+class MobileNetV2LRN(MobileNetV2):
+    """MobileNetV2 with AlexNet's local response normalisation after its features: an op with no
+    int8 form, which runs in float inside the int8 program."""
+
+    def __init__(self):
+        super().__init__()
+        self.features.append(nn.LocalResponseNorm(5))
+
+
+def _images(size: int, n: int = 16, seed: int = 5) -> list[tuple[torch.Tensor]]:
+    return as_samples(smooth_noise(torch.Generator().manual_seed(seed), n, (3, size, size), (8, 8)))
+
+
+def _entry(make, samples, head):
+    def entry(seed: int = 0):
+        calibration = samples()
+        model = make()
+        init_model(model, calibration, seed, head=head(model))
+        return model, calibration[0], calibration
+    return entry
+
+
+_MFCC = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (1, 98, 40), (12, 8)))  # noqa: E731
+_IMU = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (6, 128), (16,)))  # noqa: E731
+
+ENTRIES = {
+    "mobilenet_v2_96": _entry(MobileNetV2, partial(_images, 96), lambda m: m.classifier[-1]),
+    "mobilenet_v3_small": _entry(MobileNetV3Small, partial(_images, 96), lambda m: m.classifier[-1]),
+    "shufflenet_v2": _entry(ShuffleNetV2, partial(_images, 96), lambda m: m.fc),
+    "squeezenet": _entry(SqueezeNet, partial(_images, 96), lambda m: None),
+    "mnasnet": _entry(MNASNet, partial(_images, 96), lambda m: m.classifier[-1]),
+    "efficientnet_b0": _entry(EfficientNetB0, partial(_images, 64), lambda m: m.classifier[-1]),
+    "resnet18": _entry(ResNet18, partial(_images, 32), lambda m: m.fc),
+    "tc_resnet8": _entry(TCResNet8, _MFCC, lambda m: m.fc),
+    "imu_conv1d": _entry(IMUNet, _IMU, lambda m: m.fc),
+    "mobilenet_v2_lrn": _entry(MobileNetV2LRN, partial(_images, 96), lambda m: m.classifier[-1]),
 }
-
-
-def build(name: str, seed: int = 0):
-    """The model (eval mode, seeded weights) and one example input."""
-    make, shape = SUITE[name]
-    torch.manual_seed(seed)
-    model = _init(make())
-    return model, (torch.randn(shape, generator=torch.Generator().manual_seed(seed)),)
-
-
-def samples(name: str, n: int, seed: int) -> list[tuple[torch.Tensor]]:
-    """n inputs of the model's shape (seeded normal noise)."""
-    shape = SUITE[name][1]
-    g = torch.Generator().manual_seed(seed)
-    return [(torch.randn(shape, generator=g),) for _ in range(n)]
+SUITE = tuple(ENTRIES)

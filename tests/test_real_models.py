@@ -1,0 +1,80 @@
+"""The real-model suite (ember.models.suite: architectures as torchvision, timm and tutorials write
+them) compiled for the Cortex-M55 and run by the device runtime on the host, against PyTorch's
+converted graph.
+
+Reference: the converted graph evaluated in float64 with each bias at its contract scale
+(tests/reference.py), which is the graph's exact arithmetic. Tolerance: at most 2 output quanta
+on every one of 20 unseen inputs and the same top class on all 20 (the issue's bar; measured: 0
+quanta on every model and input). PyTorch's float32 eager run of the same graph is printed for
+comparison: its rounding noise flips values near a tie and deep random-weight networks amplify
+a flip to many quanta.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+import torch
+
+import ember
+from ember.models import SUITE, ZOO
+from ember.models._common import as_samples, smooth_noise
+from reference import run_float64
+
+pytestmark = pytest.mark.models  # tools/test.sh --tier models
+
+SAMPLES = 20
+HEAVY = {"conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8"}
+
+
+@functools.lru_cache(maxsize=None)
+def quantized(name: str):
+    model, example_inputs, calibration = ZOO[name]()
+    return model, ember.quantize(model, tuple(example_inputs), calibration, progress=False), example_inputs
+
+
+def unseen(name: str) -> list[tuple[torch.Tensor]]:
+    shape = tuple(quantized(name)[2][0].shape[1:])
+    low = (8, 8) if len(shape) == 3 and shape[0] == 3 else tuple(max(2, s // 8) for s in shape[1:])
+    return as_samples(smooth_noise(torch.Generator().manual_seed(1234), SAMPLES, shape, low))
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_matches_pytorch_quantized_reference(name, torch_threads):
+    _, ep, _ = quantized(name)
+    program = ember.lower(ep, "cortex-m55")
+    out = program.outputs[0]
+    quanta = lambda y: torch.round(y.double() / out["scale"]) + out["zero_point"]  # noqa: E731
+    d64, d32, same_top = [], [], 0
+    with torch.no_grad():
+        for (x,) in unseen(name):
+            got = program.run(x, dequantize=False).double()
+            ref64, ref32 = quanta(run_float64(ep, x)), quanta(ep.module()(x))
+            d64.append(int((got - ref64).abs().max()))
+            d32.append(int((got - ref32).abs().max()))
+            same_top += int(got.argmax() == ref64.argmax())
+    print(f"{name}: vs float64 reference max {max(d64)} quanta, exact on {d64.count(0)}/{SAMPLES}; "
+          f"vs float32 eager max {max(d32)}; same top class on {same_top}/{SAMPLES}; "
+          f"{len(program.data)} B program, {program.arena_bytes} B arena")
+    assert max(d64) <= 2 and same_top == SAMPLES
+
+
+@pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4", "cortex-m3"])
+@pytest.mark.parametrize("name", SUITE)
+def test_no_layer_falls_back_to_a_portable_kernel(name, target):
+    """Every conv, depthwise conv and linear op runs an optimized kernel on every tier."""
+    program = ember.lower(quantized(name)[1], target)
+    fallbacks = [(op["source"], op["kernel_note"]) for op in program.inspect()["ops"]
+                 if op["kernel"] in HEAVY and "portable" in op["kernel_note"]]
+    assert not fallbacks
+
+
+def test_float_inside_the_int8_graph_is_named():
+    """MobileNetV2 + local response normalization: LRN's 3-D average pool and division by a
+    tensor have no int8 form and run float, between a dequantize and a quantize."""
+    program = ember.lower(quantized("mobilenet_v2_lrn")[1], "cortex-m55")
+    ops = program.inspect()["ops"]
+    float_ops = {op["kernel"] for op in ops if op["kernel"].endswith("_f32")}
+    assert float_ops == {"avg_pool3d_f32", "div_f32"}
+    assert program.inputs[0]["dtype"] == "int8" and program.outputs[0]["dtype"] == "int8"
