@@ -84,6 +84,23 @@ std::string print_ir(const Graph& g) {
   return out + "\n";
 }
 
+// A program file larger than the target's flash region: one error naming flash, the bytes, the
+// capacity and the largest constant with the op that reads it (where a smaller layer helps most).
+static void check_flash(const Graph& g, const Target& target, size_t bytes, Diagnostics& diag) {
+  const Op* reader = nullptr;
+  size_t largest = 0;
+  std::string name;
+  for (const Op& op : g.ops)
+    for (int t : op.inputs)
+      if (t >= 0 && g.tensors[t].is_constant && g.tensors[t].data.size() > largest)
+        reader = &op, largest = g.tensors[t].data.size(), name = g.tensors[t].name;
+  diag.error("flash: the program file is " + std::to_string(bytes) + " bytes but " + target.name +
+             "'s flash region " + target.flash.name + " holds " + std::to_string(target.flash.capacity) +
+             " bytes" + (reader ? "; the largest constant is " + name + " (" + std::to_string(largest) +
+                                      " bytes) of " + reader->source : "") +
+             " (targets/targets.def; --memory " + target.flash.name + "=<bytes> for a larger part)");
+}
+
 CompileResult compile(Graph graph, const Target& target, const CompileOptions& options) {
   CompileResult result;
   Diagnostics diag;
@@ -107,6 +124,8 @@ CompileResult compile(Graph graph, const Target& target, const CompileOptions& o
   }
   diag.set_pass("serialize");
   result.program = serialize(graph, target.name, diag);
+  if (diag.empty() && result.program.size() > target.flash.capacity)
+    check_flash(graph, target, result.program.size(), diag);
   result.ok = diag.empty();
   result.diagnostics = diag.str();
   return result;

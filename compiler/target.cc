@@ -8,58 +8,50 @@
 namespace ember::compiler {
 namespace {
 
-struct TargetRow { const char* name; Tier tier; const char* mcpu; const char* board; };
-struct RegionRow { const char* target; const char* region; uint64_t capacity; };
-struct FirmwareRow { const char* target; const char* board_dir; const char* cpu_flags; };
+// One pass over the table: every row, tagged with its macro.
+enum class Kind { Target, Region, Flash, Firmware };
+struct Row {
+  Kind kind;
+  const char* target;
+  const char* a;  // mcpu, region or board_dir
+  const char* b;  // qemu board or cpu_flags
+  uint64_t capacity;
+  Tier tier;
+};
 
-#define EMBER_TARGET(name, tier, mcpu, board) {name, Tier::tier, mcpu, board},
-#define EMBER_REGION(target, region, capacity)
-#define EMBER_FIRMWARE(target, board_dir, cpu_flags)
-constexpr TargetRow kTargets[] = {
+#define EMBER_TARGET(name, tier, mcpu, board) {Kind::Target, name, mcpu, board, 0, Tier::tier},
+#define EMBER_REGION(target, region, capacity) {Kind::Region, target, region, "", capacity, Tier::Portable},
+#define EMBER_FLASH(target, region, capacity) {Kind::Flash, target, region, "", capacity, Tier::Portable},
+#define EMBER_FIRMWARE(target, board_dir, flags) {Kind::Firmware, target, board_dir, flags, 0, Tier::Portable},
+constexpr Row kRows[] = {
 #include "targets/targets.def"
 };
 #undef EMBER_TARGET
 #undef EMBER_REGION
-#undef EMBER_FIRMWARE
-
-#define EMBER_TARGET(name, tier, mcpu, board)
-#define EMBER_REGION(target, region, capacity) {target, region, capacity},
-#define EMBER_FIRMWARE(target, board_dir, cpu_flags)
-constexpr RegionRow kRegions[] = {
-#include "targets/targets.def"
-};
-#undef EMBER_TARGET
-#undef EMBER_REGION
-#undef EMBER_FIRMWARE
-
-#define EMBER_TARGET(name, tier, mcpu, board)
-#define EMBER_REGION(target, region, capacity)
-#define EMBER_FIRMWARE(target, board_dir, cpu_flags) {target, board_dir, cpu_flags},
-constexpr FirmwareRow kFirmware[] = {
-#include "targets/targets.def"
-};
-#undef EMBER_TARGET
-#undef EMBER_REGION
+#undef EMBER_FLASH
 #undef EMBER_FIRMWARE
 
 }  // namespace
 
 std::vector<std::string> target_names() {
   std::vector<std::string> names;
-  for (const auto& row : kTargets) names.push_back(row.name);
+  for (const Row& row : kRows)
+    if (row.kind == Kind::Target) names.push_back(row.target);
   return names;
 }
 
 Target find_target(const std::string& name) {
-  for (const auto& row : kTargets) {
-    if (name != row.name) continue;
-    Target target{row.name, row.tier, row.mcpu, row.board, {}, {}};
-    for (const auto& region : kRegions)
-      if (name == region.target) target.regions.push_back({region.region, region.capacity});
-    for (const auto& fw : kFirmware)
-      if (name == fw.target) target.board_dir = fw.board_dir, target.cpu_flags = fw.cpu_flags;
-    return target;
+  Target target;
+  for (const Row& row : kRows) {
+    if (name != row.target) continue;
+    switch (row.kind) {
+      case Kind::Target: target.name = row.target, target.tier = row.tier, target.mcpu = row.a, target.qemu_board = row.b; break;
+      case Kind::Region: target.regions.push_back({row.a, row.capacity}); break;
+      case Kind::Flash: target.flash = {row.a, row.capacity}; break;
+      case Kind::Firmware: target.board_dir = row.a, target.cpu_flags = row.b; break;
+    }
   }
+  if (!target.name.empty()) return target;
   std::string known;
   for (const auto& n : target_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown target '" + name + "' (known: " + known + ")");
@@ -68,6 +60,7 @@ Target find_target(const std::string& name) {
 void override_capacities(Target& target, const std::string& spec) {
   std::string known;
   for (const auto& r : target.regions) known += (known.empty() ? "" : ", ") + r.name;
+  known += ", " + target.flash.name;
   size_t pos = 0;
   while (pos < spec.size()) {
     size_t end = spec.find(',', pos);
@@ -89,7 +82,7 @@ void override_capacities(Target& target, const std::string& spec) {
     else if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024 * 1024;
     if (digits == 0 || digits > 12 || scale == 0)
       throw std::invalid_argument("memory spec '" + item + "': bytes must be a number with an optional K or M");
-    MemoryRegion* region = nullptr;
+    MemoryRegion* region = name == target.flash.name ? &target.flash : nullptr;
     for (auto& r : target.regions)
       if (r.name == name) region = &r;
     if (!region)

@@ -1,7 +1,7 @@
 //===- target.h - The CPU a program is compiled for -----------------------===//
 //
-// A Target fixes the kernel tier (no run-time dispatch) and the memory regions the planner may
-// fill, from targets/targets.def.
+// A Target fixes the kernel tier (no run-time dispatch), the memory regions the planner may
+// fill and the flash region that holds the program file, from targets/targets.def.
 
 #pragma once
 
@@ -40,6 +40,7 @@ struct Target {
   std::string mcpu;
   std::string qemu_board;
   std::vector<MemoryRegion> regions;  // fastest first: the planner fills them in this order
+  MemoryRegion flash;                 // where the program file goes, and what it may take
   MemoryPolicy memory;
   std::string board_dir;  // firmware: targets/boards/<board_dir>; "" = no firmware (the host)
   std::string cpu_flags;  // firmware: the GCC flags that select the CPU, FPU and float ABI
@@ -49,7 +50,7 @@ struct Target {
 Target find_target(const std::string& name);
 std::vector<std::string> target_names();
 
-/// Overrides region capacities from a spec such as "DTCM=64K,SRAM=256K" (suffixes K and M are
+/// Overrides region capacities (the flash region's too) from a spec such as "DTCM=64K,SRAM=256K" (suffixes K and M are
 /// KiB and MiB; a plain number is bytes; 0 leaves a region unused). Only the target's own
 /// regions can be named, since the firmware's linker script places each one; regions the spec
 /// does not name keep the table's capacity. Throws std::invalid_argument on a bad spec.

@@ -153,6 +153,7 @@ NB_MODULE(_ember, m) {
       nb::dict row;
       row["name"] = t.name, row["tier"] = kernels::tier_name(t.tier), row["mcpu"] = t.mcpu;
       row["qemu_board"] = t.qemu_board, row["regions"] = regions;
+      row["flash"] = nb::make_tuple(t.flash.name, t.flash.capacity);
       row["board_dir"] = t.board_dir, row["cpu_flags"] = t.cpu_flags;
       rows.append(row);
     }
