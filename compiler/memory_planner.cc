@@ -306,7 +306,13 @@ std::vector<uint64_t> GreedyBest::place(const std::vector<Buffer>& buffers, uint
       if (b.first_op <= buffers[i].first_op && buffers[i].first_op <= b.last_op) crowd[i] += b.size;
   }
   std::stable_sort(links.begin(), links.end(), [&](size_t a, size_t b) { return crowd[a] > crowd[b]; });
-  for (int pass = 0; pass < 2; ++pass)
+  // Each trial places every buffer against every other (about n^2 checks per unit order): past
+  // this budget (an unrolled recurrent layer has thousands of buffers and links) only the two
+  // candidates without the per-link search are compared.
+  constexpr uint64_t kSearchBudget = uint64_t{1} << 28;
+  const uint64_t n = buffers.size();
+  const int passes = links.size() * n * n <= kSearchBudget ? 2 : 0;
+  for (int pass = 0; pass < passes; ++pass)
     for (size_t i : links) {
       if (trial[i].overlaps >= 0) continue;
       trial[i].overlaps = buffers[i].overlaps;

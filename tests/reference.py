@@ -10,6 +10,8 @@ kernels implement exactly. Tests compare against both and state which.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 from torch.export import ExportedProgram
 from torch.fx import Interpreter
@@ -41,17 +43,25 @@ class _Float64(Interpreter):
             if x.target == qd.dequantize_per_tensor.default and w.target == qd.dequantize_per_channel.default:
                 args = list(self.fetch_args_kwargs_from_env(n)[0])
                 q_bias = self.fetch_attr(bias.args[0].target).double()  # constants (get_attr)
-                w_scales = self.fetch_attr(w.args[1].target).double()
-                args[2] = q_bias * float(x.args[1]) * w_scales
-                return self.call_function(n.target, tuple(args), {})
+                product = float(x.args[1]) * self.fetch_attr(w.args[1].target).double()
+                # A bias shared by several layers (a recurrent cell unrolled over time) has the
+                # scale of the first; the others read it at its real value, as Ember does.
+                if torch.equal(self.fetch_attr(bias.args[1].target), product.float()):
+                    args[2] = q_bias * product
+                    return self.call_function(n.target, tuple(args), {})
         return super().run_node(n)
 
 
 _LAYERS = {torch.ops.aten.conv1d.default, torch.ops.aten.conv2d.default, torch.ops.aten.linear.default}
 
 
+@functools.lru_cache(maxsize=8)
+def module_of(ep: ExportedProgram) -> torch.fx.GraphModule:
+    """ep.module(), built once per program (seconds for an unrolled recurrent layer)."""
+    return ep.module()
+
+
 def run_float64(ep: ExportedProgram, *inputs: torch.Tensor):
     """The converted graph's outputs for `inputs`, computed in float64."""
-    module = ep.module()
     with torch.no_grad():
-        return _Float64(module).run(*[x.double() for x in inputs])
+        return _Float64(module_of(ep)).run(*[x.double() for x in inputs])

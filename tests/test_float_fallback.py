@@ -157,6 +157,8 @@ def test_float_op_alone_matches_eager(name):
 # Between int8 tensors these are functions of one int8 value (their numbers included), so they
 # run as lookup tables computed from the float function, exactly as PyTorch's reference graph.
 INT8_TABLES = {"neg", "abs", "exp", "pow", "sqrt", "rsqrt", "rsub", "pow_scalar_base"}
+# a - b between int8 tensors is int8: a plus the bitwise not of b (an exact negation, a table).
+INT8_BINARY = {"sub": {"conv2d_s8", "lut_s8", "add_s8"}}
 
 
 @pytest.mark.parametrize("name", list(FLOAT_OPS))
@@ -172,6 +174,8 @@ def test_float_op_inside_int8_graph(name, torch_threads):
     assert "conv2d_s8" in kernels
     if name in INT8_TABLES:
         assert kernels == {"conv2d_s8", "lut_s8"}
+    elif name in INT8_BINARY:
+        assert kernels == INT8_BINARY[name]
     else:
         assert {kernel, "dequantize_s8", "quantize_s8"} <= kernels
     for sample in calibration[:2]:

@@ -22,7 +22,7 @@ from ember.firmware import build_firmware, device_inputs, run_qemu
 from ember.models import SUITE, ZOO
 from ember.models._common import as_samples, smooth_noise
 from ember.program import to_device
-from reference import run_float64
+from reference import module_of, run_float64
 
 pytestmark = pytest.mark.models  # tools/test.sh --tier models
 
@@ -62,7 +62,7 @@ def test_matches_pytorch_quantized_reference(name, torch_threads):
     with torch.no_grad():
         for (x,) in unseen(name):
             got = program.run(x, dequantize=False).double()
-            ref64, ref32 = quanta(run_float64(ep, x)), quanta(ep.module()(x))
+            ref64, ref32 = quanta(run_float64(ep, x)), quanta(module_of(ep)(x))
             d64.append(int((got - ref64).abs().max()))
             d32.append(int((got - ref32).abs().max()))
             same_top += int(got.argmax() == ref64.argmax())

@@ -41,6 +41,14 @@ bool fold_constant(Graph& g, const Op& op) {
     }
     out.data.resize(values.size() * 4);
     std::memcpy(out.data.data(), values.data(), out.data.size());
+  } else if (op.kind == "quantize" && in.dtype == DType::Float32 && out.quant && out.quant->per_tensor()) {
+    // As the quantize_s8 kernel: round half to even (the default rounding mode), then clamp.
+    const float inv_scale = static_cast<float>(1.0 / out.quant->scale[0]);
+    out.data.clear();
+    for (double v : constant_values(in)) {
+      const float q = std::nearbyint(static_cast<float>(v) * inv_scale) + static_cast<float>(out.quant->zero_point[0]);
+      out.data.push_back(static_cast<uint8_t>(static_cast<int8_t>(std::fmin(127.0f, std::fmax(-128.0f, q)))));
+    }
   } else {
     return false;
   }

@@ -117,6 +117,7 @@ class Legalizer {
     if (name == "aten.select") return select(op, op.i("dim"), op.i("index"), op.outputs[0]);
     if (name == "aten.split" || name == "aten.split_with_sizes" || name == "aten.unbind") return split(op);
     if (name == "aten.stack") return stack(op);
+    if (name == "aten.flip") return flip(op);
     if (name == "aten.expand") {
       if (in(op, 0).num_elements() != g_.tensors[op.outputs[0]].num_elements())
         return fail(op, "expand that repeats values is not supported");
@@ -372,9 +373,23 @@ class Legalizer {
   // One result of a split along `dim`: positions start, start + step, ... (the output's size).
   void slice(const Op& op, int64_t dim, int64_t start, int64_t step, int out) {
     const size_t rank = in(op, 0).shape.size();
-    if (step < 1) return fail(op, "a slice step below 1 is not supported");
+    if (step < 1) return fail(op, "a slice step below 1 is not supported (aten.slice takes none)");
     emit(Op{"slice", {op.inputs[0]}, {out}, {{"dim", norm_dim(dim, rank)}, {"start", start}, {"step", step}},
             op.source});
+  }
+
+  // flip: a backwards slice per flipped axis.
+  void flip(Op& op) {
+    const Ints dims = op.ints_attr("dims");
+    if (dims.empty()) return reshape(op);  // a copy of the same shape
+    int src = op.inputs[0];
+    for (size_t k = 0; k < dims.size(); ++k) {
+      const int64_t d = norm_dim(dims[k], in(op, 0).shape.size());
+      const int out = k + 1 == dims.size() ? op.outputs[0] : g_.add_tensor_like(op.outputs[0], "_flip" + std::to_string(k));
+      emit(Op{"slice", {src}, {out}, {{"dim", d}, {"start", g_.tensors[src].shape[d] - 1}, {"step", int64_t{-1}}},
+              op.source});
+      src = out;
+    }
   }
 
   // select: a slice of length 1, then a view without the axis.

@@ -90,6 +90,7 @@ class Requantizer {
     for (size_t i = 0; i < op.inputs.size() && has_trait(k, Binary); ++i)
       if (g_.tensors[op.inputs[i]].dtype == DType::Float32) return scalar_function(op, i);
     if (k == "add") return add(op);
+    if (k == "sub") return subtract(op);
     if (k == "mul") return mul(op);
     if (k == "softmax") return softmax(op);
     if (k == "sum") return lower_requantize(op);  // sum(q - zp_in) rescaled as a requantize
@@ -179,6 +180,23 @@ class Requantizer {
                 {"act_max", op.has("act_max") ? op.attrs["act_max"] : Attr{INFINITY}}};
     set_bounds(op, out);
     g_.ops.push_back(std::move(op));
+  }
+
+  // a - b = a + (-b), and -b is exact in int8: the bitwise not of b's code (255 - index into
+  // a table, never out of range) read with zero point -zp_b - 1, since ~q - (-zp_b - 1) = -(q - zp_b).
+  void subtract(Op& op) {
+    const int b = op.inputs[1];
+    std::vector<int8_t> table(256);
+    for (int i = 0; i < 256; ++i) table[i] = static_cast<int8_t>(~(i - 128));
+    const int negated = g_.add_tensor_like(b, "_negated");
+    g_.tensors[negated].quant = Quant{{scale(b)}, {static_cast<int32_t>(-zp(b) - 1)}, -1};
+    const std::string& name = g_.tensors[negated].name;
+    Op lut{"lut", {b, add_constant_i8(g_, name + "_not_table", {256}, table)}, {negated}, {{"function", std::string("not")}},
+           op.source};
+    g_.ops.push_back(std::move(lut));
+    op.inputs[1] = negated;
+    op.kind = "add";
+    add(op);
   }
 
   void mul(Op& op) {

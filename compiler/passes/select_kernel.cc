@@ -13,6 +13,7 @@
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 #include "kernels/portable/reduce.h"
+#include "runtime/op_signatures.h"
 
 namespace ember::compiler {
 namespace {
@@ -42,6 +43,32 @@ I concat(I a, const I& b) {
 }
 
 I int_vector(const std::vector<int64_t>& v) { return I(v.begin(), v.end()); }
+
+// The runtime takes at most kMaxVariadicInputs inputs per op (its operand views live on the
+// stack): a wider cat (an unrolled sequence stacked over time) becomes cats of groups first,
+// each into a tensor of the output's dtype and quantization, pushed ahead of the final cat.
+void split_wide_cat(Graph& g, Op& op) {
+  const size_t group = rt::kMaxVariadicInputs;
+  const int64_t dim = op.i("dim");
+  while (op.inputs.size() > group) {
+    std::vector<int> merged;
+    for (size_t i = 0; i < op.inputs.size(); i += group) {
+      const std::vector<int> part(op.inputs.begin() + i, op.inputs.begin() + std::min(op.inputs.size(), i + group));
+      if (part.size() == 1) { merged.push_back(part[0]); continue; }
+      const int t = g.add_tensor_like(op.outputs[0], "_part" + std::to_string(i / group));
+      g.tensors[t].shape[dim] = 0;
+      for (int p : part) g.tensors[t].shape[dim] += g.tensors[p].shape[dim];
+      Op cat = op;
+      cat.inputs = part;
+      cat.outputs = {t};
+      cat.kernel = kernel_id(g.tensors[t].dtype == DType::Int8 ? "cat_s8" : "cat_f32");
+      cat.kernel_reason = "portable reference kernel";
+      g.ops.push_back(std::move(cat));
+      merged.push_back(t);
+    }
+    op.inputs = merged;
+  }
+}
 
 }  // namespace
 
@@ -122,6 +149,7 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     } else if (k == "cat") {
       name = "cat" + suffix;
       op.ints = {n(op, "dim")};
+      split_wide_cat(g, op);
     } else if (k == "slice") {
       name = "slice";
       op.ints = {n(op, "dim"), n(op, "start"), n(op, "step")};

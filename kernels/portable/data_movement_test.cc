@@ -232,9 +232,10 @@ TEST(Slice, RandomS8AndF32) {
     const auto in_dims = random_dims(rng, rank);
     const int axis = rand_int(rng, 0, rank - 1);
     const int32_t len = in_dims[axis];
-    const int32_t start = rand_int(rng, 0, len - 1), step = rand_int(rng, 1, 3);
+    const int32_t start = rand_int(rng, 0, len - 1), step = rand_int(rng, -3, 3) | 1;  // odd: never 0
+    const int32_t room = step > 0 ? len - 1 - start : start;  // positions after the first
     auto out_dims = in_dims;
-    out_dims[axis] = (len - start + step - 1) / step - rand_int(rng, 0, (len - start - 1) / step);
+    out_dims[axis] = 1 + room / std::abs(step) - rand_int(rng, 0, room / std::abs(step));
     auto in8 = random_s8(rng, numel(in_dims));
     auto inf = random_f32(rng, numel(in_dims));
     std::vector<int8_t> out8(numel(out_dims));
@@ -265,6 +266,14 @@ TEST(Slice, CheckRejects) {
   op.ints = {1, 0, 2};  // positions 0, 2
   EXPECT_EQ(check_slice(op.ctx()), Status::Ok);
   op.ints = {1, 0, 0};
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 2, -1};  // positions 2, 1: backwards (flip)
+  EXPECT_EQ(check_slice(op.ctx()), Status::Ok);
+  op.ints = {1, 1, -1};  // positions 1, 0
+  EXPECT_EQ(check_slice(op.ctx()), Status::Ok);
+  op.ints = {1, 0, -1};  // positions 0, -1
+  EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 3, -1};  // starts past the axis
   EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);
   op.ints = {1, -1, 1};
   EXPECT_EQ(check_slice(op.ctx()), Status::BadOpParameter);

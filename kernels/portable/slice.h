@@ -1,7 +1,7 @@
 //===- slice.h - Strided slice along one axis, any element type -*- C++ -*-===//
 //
-// split, chunk, narrow, select, unbind and slice all take evenly spaced positions along one
-// axis; the compiler gives each result its own slice op. One kernel serves int8 and float32.
+// split, chunk, narrow, select, unbind, slice and flip all take evenly spaced positions along
+// one axis; the compiler gives each result its own slice op. One kernel serves int8 and float32.
 
 #pragma once
 
@@ -16,11 +16,11 @@ namespace ember::kernels {
 /// elements of `elem_size` bytes after the axis, `outer` before it. Input and output must not
 /// overlap.
 void slice(size_t outer, size_t in_len, size_t out_len, size_t inner, size_t elem_size,
-           size_t start, size_t step, const void* input, void* output);
+           size_t start, ptrdiff_t step, const void* input, void* output);
 
 /// Operands: input -> output of the same dtype and rank, the same dims but on `axis`.
-/// ints: axis, start, step, with start >= 0, step >= 1 and every position read inside the
-/// input's axis.
+/// ints: axis, start, step, with step != 0 (negative: backwards, as flip) and every position
+/// read inside the input's axis.
 rt::Status check_slice(const rt::OpContext& ctx);
 rt::Status run_slice(const rt::OpContext& ctx);
 

@@ -15,6 +15,7 @@ import sys
 import warnings
 
 import torch
+from torch._decomp import get_decompositions
 from torch.export import ExportedProgram
 
 from ember import _ember
@@ -65,15 +66,20 @@ def source_of(node: torch.fx.Node) -> str:
     return text
 
 
+# GRU and LSTM layers unrolled over their (fixed) sequence by PyTorch's own decompositions:
+# linear layers for the gates, sigmoid, tanh, mul and add per step.
+_RECURRENT = get_decompositions([torch.ops.aten.gru.input, torch.ops.aten.lstm.input])
+
+
 def export(model: torch.nn.Module, example_inputs: tuple) -> ExportedProgram:
     """``torch.export.export``, then PyTorch's functionalization with no decompositions: in-place
     ops become their functional forms (``relu_`` -> ``relu``, ``x += y`` -> ``add``), dropout
     and ``contiguous`` in eval disappear, ``chunk`` becomes ``split`` and ``narrow`` ``slice``,
     while layers (conv2d, linear, layer_norm, gru, ...) stay whole for the quantizer's patterns."""
-    ep = torch.export.export(model, example_inputs)
-    with warnings.catch_warnings():  # torch's own pytree deprecation notice, not the user's
+    with warnings.catch_warnings():  # PyTorch's notices about its own internals, not the user's
+        warnings.filterwarnings("ignore", message=".*_flat_weights.*were assigned during export")
         warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)
-        return ep.run_decompositions({})
+        return torch.export.export(model, example_inputs).run_decompositions(_RECURRENT)
 
 
 def _is_library(path: str) -> bool:

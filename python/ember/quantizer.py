@@ -53,7 +53,7 @@ _ANNOTATION_KEY = "quantization_annotation"
 # --- op tables (targets as they appear in torch.export's default, training-IR graph) -------
 _CONV_OPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding}
 _LINEAR_OPS = {aten.linear.default}
-_BINARY_OPS = {aten.add.Tensor, aten.mul.Tensor}
+_BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
 # Arithmetic with a Python number (x * 0.5, x + 3, 1 - x, x / 6, x ** 2): an int8 -> int8
 # function of one value, which the compiler runs as a 256-entry table like the unary ops.
 _SCALAR_OPS = _BINARY_OPS | {aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.rsub.Scalar,
@@ -68,7 +68,7 @@ _FUSABLE_ACTS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default, a
 _SHARE_OPS = {aten.reshape.default, aten.view.default, aten._unsafe_view.default,
               aten.flatten.using_ints, aten.squeeze.default, aten.squeeze.dim, aten.squeeze.dims,
               aten.unsqueeze.default, aten.permute.default, aten.transpose.int, aten.clone.default,
-              aten.expand.default, aten.slice.Tensor, aten.select.int,
+              aten.expand.default, aten.slice.Tensor, aten.select.int, aten.flip.default,
               aten.max_pool1d.default, aten.max_pool2d.default, aten.amax.default, aten.amin.default,
               aten.constant_pad_nd.default, aten.pad.default}
 # Several results, each a part of the input (in its quantization): the getitem nodes that take

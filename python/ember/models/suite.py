@@ -1,6 +1,6 @@
 """The real-model suite: architectures as users bring them, written the way torchvision, timm and
 the PyTorch tutorials write them (in-place activations, dropout, chunk, a view/transpose channel
-shuffle, 1-D convolutions and pools, functional pooling and reductions). Nothing here is shaped
+shuffle, 1-D convolutions and pools, functional pooling and reductions, GRU and LSTM layers). Nothing here is shaped
 for Ember. Weights are seeded (``_common.init_model``); class counts are a user's (6 to 12), so
 the models are the sizes that run on a microcontroller.
 
@@ -358,6 +358,34 @@ class IMUNet(nn.Module):
 
 
 
+# --- Recurrent keyword spotters (MFCC [N, 1, 49, 10], as the MLPerf KWS features) -----------
+class GRUKWS(nn.Module):
+    """Two stacked GRU layers, batch first; the last layer's final state classifies."""
+
+    def __init__(self, num_classes=12, hidden=64):
+        super().__init__()
+        self.gru = nn.GRU(10, hidden, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(hidden, num_classes)
+
+    def forward(self, x):
+        _, h = self.gru(x.squeeze(1))
+        return self.fc(h[-1])
+
+
+class LSTMKWS(nn.Module):
+    """A bidirectional LSTM over (time, batch, features); the mean over time classifies."""
+
+    def __init__(self, num_classes=12, hidden=48):
+        super().__init__()
+        self.lstm = nn.LSTM(10, hidden, bidirectional=True)
+        self.dropout = nn.Dropout(0.1)
+        self.fc = nn.Linear(2 * hidden, num_classes)
+
+    def forward(self, x):
+        y, _ = self.lstm(x.squeeze(1).permute(1, 0, 2))
+        return self.fc(self.dropout(y.mean(0)))
+
+
 class MobileNetV2LRN(MobileNetV2):
     """MobileNetV2 with AlexNet's local response normalisation after its features: an op with no
     int8 form, which runs in float inside the int8 program."""
@@ -381,6 +409,7 @@ def _entry(make, samples, head):
 
 
 _MFCC = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (1, 98, 40), (12, 8)))  # noqa: E731
+_MFCC49 = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (1, 49, 10), (8, 4)))  # noqa: E731
 _IMU = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (6, 128), (16,)))  # noqa: E731
 
 ENTRIES = {
@@ -393,6 +422,8 @@ ENTRIES = {
     "resnet18": _entry(ResNet18, partial(_images, 32), lambda m: m.fc),
     "tc_resnet8": _entry(TCResNet8, _MFCC, lambda m: m.fc),
     "imu_conv1d": _entry(IMUNet, _IMU, lambda m: m.fc),
+    "gru_kws": _entry(GRUKWS, _MFCC49, lambda m: m.fc),
+    "lstm_kws": _entry(LSTMKWS, _MFCC49, lambda m: m.fc),
     "mobilenet_v2_lrn": _entry(MobileNetV2LRN, partial(_images, 96), lambda m: m.classifier[-1]),
 }
 SUITE = tuple(ENTRIES)
