@@ -55,10 +55,33 @@ std::vector<int> int8_sources(const Graph& g, const Op& op) {
   return sources;
 }
 
-// op -> reshape -> quantize becomes op -> quantize -> reshape (a quantize is elementwise, so it
-// commutes with a view): legalize puts a view after a reduction without keepdim, and the
-// reduction then has the quantize it folds with.
-void quantize_before_views(Graph& g) {
+// op -> reshape -> quantize becomes op -> quantize -> reshape, and dequantize -> reshape -> op
+// becomes reshape -> dequantize -> op (quantizing is elementwise, so it commutes with a view):
+// legalize puts views after a reduction without keepdim and around a matrix product of other
+// than 3-D operands, and the op then has the quantize and dequantize it folds with.
+void move_views_inside(Graph& g) {
+  for (size_t k = 0; k < g.ops.size(); ++k) {
+    if (g.ops[k].kind != "reshape") continue;
+    const int t = g.ops[k].inputs[0];
+    const int d = g.producer(t);
+    if (d < 0 || g.ops[d].kind != "dequantize" || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
+    const int x = g.ops[d].inputs[0];
+    if (g.tensors[x].is_constant || !g.tensors[x].quant->per_tensor()) continue;  // weights stay as they are
+    const int u = g.ops[k].outputs[0];
+    Tensor viewed = g.tensors[x];
+    viewed.name += "_viewed";
+    viewed.shape = g.tensors[u].shape;
+    viewed.is_constant = false;
+    viewed.data.clear();
+    const int v = g.add_tensor(std::move(viewed));
+    Op view = g.ops[k], dq = g.ops[d];
+    view.inputs = {x};
+    view.outputs = {v};
+    dq.inputs = {v};
+    dq.outputs = {u};
+    g.ops[d] = std::move(view);
+    g.ops[k] = std::move(dq);
+  }
   for (size_t k = 0; k < g.ops.size(); ++k) {
     if (g.ops[k].kind != "quantize") continue;
     const int t = g.ops[k].inputs[0];
@@ -83,7 +106,7 @@ void quantize_before_views(Graph& g) {
 }  // namespace
 
 Status fold_qdq(Graph& g, const Target&, Diagnostics&) {
-  quantize_before_views(g);
+  move_views_inside(g);
   std::vector<bool> erased(g.ops.size(), false);
   for (size_t k = 0; k < g.ops.size(); ++k) {
     Op& op = g.ops[k];

@@ -117,6 +117,8 @@ class Legalizer {
     if (name == "aten.select") return select(op, op.i("dim"), op.i("index"), op.outputs[0]);
     if (name == "aten.split" || name == "aten.split_with_sizes" || name == "aten.unbind") return split(op);
     if (name == "aten.stack") return stack(op);
+    if (name == "aten.bmm" || name == "aten.mm" || name == "aten.matmul") return matmul(op);
+    if (name == "aten.layer_norm") return layer_norm(op);
     if (name == "aten.flip") return flip(op);
     if (name == "aten.expand") {
       if (in(op, 0).num_elements() != g_.tensors[op.outputs[0]].num_elements())
@@ -376,6 +378,50 @@ class Legalizer {
     if (step < 1) return fail(op, "a slice step below 1 is not supported (aten.slice takes none)");
     emit(Op{"slice", {op.inputs[0]}, {out}, {{"dim", norm_dim(dim, rank)}, {"start", start}, {"step", step}},
             op.source});
+  }
+
+  // matmul/bmm/mm as a batched product of rank-3 operands: each viewed as [B, M, K] and
+  // [B, K, N] (same leading dims, no broadcasting), the result viewed back.
+  void matmul(Op& op) {
+    const Tensor& a = in(op, 0);
+    const Tensor& b = in(op, 1);
+    const Ints& y = g_.tensors[op.outputs[0]].shape;
+    if (a.shape.size() < 2 || b.shape.size() < 2 || a.shape.size() != b.shape.size() ||
+        !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin()))
+      return fail(op, "matrix products of operands with different leading dimensions (broadcasting) are not supported");
+    const int64_t batch = num_elements(Ints(a.shape.begin(), a.shape.end() - 2));
+    const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+    auto view = [&](int t, Ints shape, const std::string& suffix) {
+      if (g_.tensors[t].shape == shape) return t;
+      Tensor v = g_.tensors[t];
+      v.name += suffix;
+      v.shape = std::move(shape);
+      v.is_constant = false;
+      v.data.clear();
+      const int id = g_.add_tensor(std::move(v));
+      emit(Op{"reshape", {t}, {id}, {}, op.source});
+      return id;
+    };
+    const int a3 = view(op.inputs[0], {batch, m, k}, "_3d"), b3 = view(op.inputs[1], {batch, k, n}, "_3d");
+    const int out = op.outputs[0];
+    int out3 = out;
+    if (y != Ints{batch, m, n}) {
+      Tensor t = g_.tensors[out];
+      t.name += "_3d";
+      t.shape = {batch, m, n};
+      out3 = g_.add_tensor(std::move(t));
+    }
+    emit(Op{"matmul", {a3, b3}, {out3}, {}, op.source});
+    if (out3 != out) emit(Op{"reshape", {out3}, {out}, {}, op.source});
+  }
+
+  void layer_norm(Op& op) {
+    if (op.ints_attr("normalized_shape").size() != 1)
+      return fail(op, "layer norm over more than the last dimension is not supported");
+    op.kind = "layer_norm";
+    op.attrs = {{"eps", op.has("eps") ? op.f("eps") : 1e-5}};
+    op.inputs.resize(3, -1);
+    emit(std::move(op));
   }
 
   // flip: a backwards slice per flipped axis.

@@ -54,7 +54,8 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       continue;
     }
     if (!kernel_info(op.kernel)->optimized_on(tier)) {
-      op.kernel_reason = "portable kernel: no " + tier_word + " kernel for " + std::string(kernel_info(op.kernel)->name);
+      if (op.kernel_reason.rfind("float:", 0) != 0)  // a float op keeps why it is float
+        op.kernel_reason = "portable kernel: no " + tier_word + " kernel for " + std::string(kernel_info(op.kernel)->name);
       continue;
     }
     op.kernel_reason = tier_word + " kernel";

@@ -91,7 +91,7 @@ class Requantizer {
       if (g_.tensors[op.inputs[i]].dtype == DType::Float32) return scalar_function(op, i);
     if (k == "add") return add(op);
     if (k == "sub") return subtract(op);
-    if (k == "mul") return mul(op);
+    if (k == "mul" || k == "matmul") return mul(op);  // one rescale of the products
     if (k == "softmax") return softmax(op);
     if (k == "sum") return lower_requantize(op);  // sum(q - zp_in) rescaled as a requantize
     if (has_trait(k, SameQuant)) {
@@ -208,7 +208,7 @@ class Requantizer {
     op.attrs["b_zp"] = zp(b);
     op.attrs["output_zp"] = zp(out);
     op.attrs["output_multiplier"] = int64_t{m};
-    op.attrs["output_shift"] = int64_t{shift};
+    op.attrs["output_shift"] = int64_t{shift};  // matmul reads the same attributes
     set_bounds(op, out);
     g_.ops.push_back(std::move(op));
   }

@@ -70,9 +70,19 @@ void split_wide_cat(Graph& g, Op& op) {
   }
 }
 
+// Why an op of a quantized program runs in float.
+std::string float_reason(const std::string& kind) {
+  if (has_trait(kind, Int8)) return "float: its operands are float (the quantizer left them so)";
+  if (has_trait(kind, ScalarTable)) return "float: " + kind + " of two tensors has no int8 form";
+  return "float: " + kind + " has no int8 form";
+}
+
 }  // namespace
 
 Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
+  // In a quantized program, a float op is a fallback worth naming (`ember inspect`).
+  bool quantized = false;
+  for (const Tensor& t : g.tensors) quantized |= !t.is_constant && t.dtype == DType::Int8;
   std::vector<Op> ops = std::move(g.ops);
   g.ops.clear();
   for (Op& op : ops) {
@@ -100,6 +110,14 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       for (const char* key : {"left_shift", "a_zp", "a_multiplier", "a_shift", "b_zp", "b_multiplier",
                               "b_shift", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
         op.ints.push_back(n(op, key));
+    } else if (k == "matmul") {
+      name = "batch_matmul" + suffix;
+      if (s8)
+        for (const char* key : {"a_zp", "b_zp", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
+          op.ints.push_back(n(op, key));
+    } else if (k == "layer_norm") {
+      name = "layer_norm_f32";
+      op.floats = {static_cast<float>(op.f("eps"))};
     } else if (k == "mul" && s8) {
       name = "mul_s8";
       for (const char* key : {"a_zp", "b_zp", "output_zp", "output_multiplier", "output_shift", "q_min", "q_max"})
@@ -191,7 +209,9 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       diag.error(op, k + ": no " + (s8 ? "int8" : "float") + " kernel" + (name.empty() ? "" : " '" + name + "'"));
       continue;
     }
-    op.kernel_reason = "portable reference kernel";
+    op.kernel_reason = s8 || !quantized || k == "dequantize" || kernel_info(op.kernel)->moves_bytes()
+                           ? "portable reference kernel"
+                           : float_reason(k);
     const bool pool = k == "avg_pool2d" || k == "max_pool2d";
     if (pool && !s8 && (std::isfinite(lo) || std::isfinite(hi))) {  // float pools take no bounds
       const int out = op.outputs[0];

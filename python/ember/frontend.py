@@ -8,6 +8,7 @@ C++ compiler.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import re
@@ -66,20 +67,42 @@ def source_of(node: torch.fx.Node) -> str:
     return text
 
 
-# GRU and LSTM layers unrolled over their (fixed) sequence by PyTorch's own decompositions:
-# linear layers for the gates, sigmoid, tanh, mul and add per step.
-_RECURRENT = get_decompositions([torch.ops.aten.gru.input, torch.ops.aten.lstm.input])
+def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention as its math (eval: no dropout): softmax(q kᵀ · scale + mask) v.
+    A boolean mask, and a float one's -inf, become -1e4 added to the scores: after the softmax
+    that is 0 in float32 as -inf is, and it keeps the scores' range finite for int8."""
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        repeat = query.shape[-3] // key.shape[-3]
+        key, value = key.repeat_interleave(repeat, -3), value.repeat_interleave(repeat, -3)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        length, source = query.shape[-2], key.shape[-2]
+        attn_mask = torch.ones(length, source, dtype=torch.bool).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            attn_mask = torch.zeros(attn_mask.shape).masked_fill(attn_mask.logical_not(), -1e4)
+        scores = scores + attn_mask.clamp_min(-1e4)
+    return torch.matmul(torch.softmax(scores, -1), value)
+
+
+# Layers PyTorch keeps whole that Ember runs as their parts: GRU and LSTM unrolled over their
+# (fixed) sequence by PyTorch's own decompositions (linear layers for the gates, sigmoid, tanh,
+# mul and add per step), and attention as its math.
+_DECOMPOSITIONS = {**get_decompositions([torch.ops.aten.gru.input, torch.ops.aten.lstm.input]),
+                   torch.ops.aten.scaled_dot_product_attention.default: _attention}
 
 
 def export(model: torch.nn.Module, example_inputs: tuple) -> ExportedProgram:
     """``torch.export.export``, then PyTorch's functionalization with no decompositions: in-place
     ops become their functional forms (``relu_`` -> ``relu``, ``x += y`` -> ``add``), dropout
     and ``contiguous`` in eval disappear, ``chunk`` becomes ``split`` and ``narrow`` ``slice``,
-    while layers (conv2d, linear, layer_norm, gru, ...) stay whole for the quantizer's patterns."""
+    while layers (conv2d, linear, layer_norm, ...) stay whole for the quantizer's patterns; GRU,
+    LSTM and attention become their parts (_DECOMPOSITIONS)."""
     with warnings.catch_warnings():  # PyTorch's notices about its own internals, not the user's
         warnings.filterwarnings("ignore", message=".*_flat_weights.*were assigned during export")
         warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)
-        return torch.export.export(model, example_inputs).run_decompositions(_RECURRENT)
+        return torch.export.export(model, example_inputs).run_decompositions(_DECOMPOSITIONS)
 
 
 def _is_library(path: str) -> bool:

@@ -54,6 +54,8 @@ _ANNOTATION_KEY = "quantization_annotation"
 _CONV_OPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding}
 _LINEAR_OPS = {aten.linear.default}
 _BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
+# Products of two activations (attention): both operands and the result get their own qparams.
+_MATMUL_OPS = {aten.bmm.default, aten.mm.default, aten.matmul.default}
 # Arithmetic with a Python number (x * 0.5, x + 3, 1 - x, x / 6, x ** 2): an int8 -> int8
 # function of one value, which the compiler runs as a 256-entry table like the unary ops.
 _SCALAR_OPS = _BINARY_OPS | {aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.rsub.Scalar,
@@ -197,6 +199,8 @@ class EmberQuantizer(Quantizer):
                 self._annotate_conv_linear(n)
             elif t in _SCALAR_OPS:
                 self._annotate_binary(n)
+            elif t in _MATMUL_OPS:
+                self._annotate_matmul(n)
             elif t in _POOL_OPS:
                 self._annotate_pool(n)
             elif t in _SHARE_OPS:
@@ -246,6 +250,11 @@ class EmberQuantizer(Quantizer):
         elif _is_float_tensor(a) and isinstance(b, (int, float)) and not isinstance(b, bool) \
                 and not n.kwargs.get("rounding_mode") and n.kwargs.get("alpha", 1) == 1:
             _mark(n, {a: self._input(a)}, self.act_qspec)
+
+    def _annotate_matmul(self, n: Node) -> None:
+        a, b = n.args[0], n.args[1]
+        if _is_float_tensor(a) and _is_float_tensor(b):
+            _mark_output(n, {a: self._input(a), b: self._input(b)}, self.act_qspec)
 
     def _annotate_pool(self, n: Node) -> None:
         x = n.args[0]

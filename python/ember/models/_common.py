@@ -34,10 +34,6 @@ def init_model(model: nn.Module, calibration: list[tuple[torch.Tensor, ...]], se
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu", generator=g)
                 if m.bias is not None:
                     m.bias.copy_(0.1 * torch.randn(m.bias.shape, generator=g))
-            elif isinstance(m, nn.RNNBase):  # PyTorch's own init (uniform +-1/sqrt(hidden)), seeded
-                bound = m.hidden_size ** -0.5
-                for p in m.parameters():
-                    p.copy_((2 * torch.rand(p.shape, generator=g) - 1) * bound)
             elif isinstance(m, _BN):
                 m.weight.copy_(0.5 + torch.rand(m.weight.shape, generator=g))         # gamma in [0.5, 1.5)
                 m.bias.copy_(0.5 + torch.rand(m.bias.shape, generator=g))           # beta in [0.5, 1.5)

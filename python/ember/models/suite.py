@@ -1,6 +1,7 @@
 """The real-model suite: architectures as users bring them, written the way torchvision, timm and
 the PyTorch tutorials write them (in-place activations, dropout, chunk, a view/transpose channel
-shuffle, 1-D convolutions and pools, functional pooling and reductions, GRU and LSTM layers). Nothing here is shaped
+shuffle, 1-D convolutions and pools, functional pooling and reductions, GRU and LSTM layers,
+attention). Nothing here is shaped
 for Ember. Weights are seeded (``_common.init_model``); class counts are a user's (6 to 12), so
 the models are the sizes that run on a microcontroller.
 
@@ -386,6 +387,26 @@ class LSTMKWS(nn.Module):
         return self.fc(self.dropout(y.mean(0)))
 
 
+# --- A transformer encoder (the PyTorch tutorials' nn.TransformerEncoder) ---------------------
+class TransformerClassifier(nn.Module):
+    """Feature frames [N, 16, 32] -> a linear embedding plus a learned position table, two
+    encoder layers (d=64, 2 heads, attention through scaled_dot_product_attention), mean over
+    time, layer norm, classifier."""
+
+    def __init__(self, num_classes=10, d=64, heads=2, layers=2, frames=16, features=32):
+        super().__init__()
+        self.embed = nn.Linear(features, d)
+        self.pos = nn.Parameter(0.1 * torch.randn(1, frames, d))
+        layer = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.1, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, num_classes)
+
+    def forward(self, x):
+        x = self.encoder(self.embed(x) + self.pos)
+        return self.fc(self.norm(x.mean(1)))
+
+
 class MobileNetV2LRN(MobileNetV2):
     """MobileNetV2 with AlexNet's local response normalisation after its features: an op with no
     int8 form, which runs in float inside the int8 program."""
@@ -402,7 +423,9 @@ def _images(size: int, n: int = 16, seed: int = 5) -> list[tuple[torch.Tensor]]:
 def _entry(make, samples, head):
     def entry(seed: int = 0):
         calibration = samples()
-        model = make()
+        with torch.random.fork_rng():  # parameters init_model leaves (attention, GRU, LSTM) seeded too
+            torch.manual_seed(seed)
+            model = make()
         init_model(model, calibration, seed, head=head(model))
         return model, calibration[0], calibration
     return entry
@@ -410,6 +433,7 @@ def _entry(make, samples, head):
 
 _MFCC = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (1, 98, 40), (12, 8)))  # noqa: E731
 _MFCC49 = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (1, 49, 10), (8, 4)))  # noqa: E731
+_FRAMES = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (16, 32), (8,)))  # noqa: E731
 _IMU = lambda: as_samples(smooth_noise(torch.Generator().manual_seed(5), 16, (6, 128), (16,)))  # noqa: E731
 
 ENTRIES = {
@@ -424,6 +448,7 @@ ENTRIES = {
     "imu_conv1d": _entry(IMUNet, _IMU, lambda m: m.fc),
     "gru_kws": _entry(GRUKWS, _MFCC49, lambda m: m.fc),
     "lstm_kws": _entry(LSTMKWS, _MFCC49, lambda m: m.fc),
+    "transformer": _entry(TransformerClassifier, _FRAMES, lambda m: m.fc),
     "mobilenet_v2_lrn": _entry(MobileNetV2LRN, partial(_images, 96), lambda m: m.classifier[-1]),
 }
 SUITE = tuple(ENTRIES)
