@@ -72,8 +72,7 @@ inline constexpr InPlaceRule kInPlaceRules[] = {
 };
 
 /// Whether input `index` of kernel `id` is optional, i.e. may be -1 (absent) in a program file:
-/// the bias of the conv and linear kernels and their folded bias, layer norm's weight and bias
-/// (kernels.def). Every other
+/// the bias of the conv and linear kernels and their folded bias (kernels.def). Every other
 /// operand is required: kernels read it unconditionally, so the verifier rejects -1 there
 /// (BadIndex) before any kernel sees the op.
 constexpr bool input_may_be_absent(KernelId id, size_t index) {
@@ -86,8 +85,6 @@ constexpr bool input_may_be_absent(KernelId id, size_t index) {
     case KernelId::depthwise_conv2d_f32:
     case KernelId::fully_connected_f32:
       return index == 2;
-    case KernelId::layer_norm_f32:
-      return index == 1 || index == 2;
     default:
       return false;
   }

@@ -421,6 +421,12 @@ class Legalizer {
     op.kind = "layer_norm";
     op.attrs = {{"eps", op.has("eps") ? op.f("eps") : 1e-5}};
     op.inputs.resize(3, -1);
+    const int64_t d = in(op, 0).shape.back();
+    const std::string name = g_.tensors[op.outputs[0]].name;
+    for (int i : {1, 2})  // the kernel takes both: weight 1 and bias 0 where the layer has none
+      if (op.inputs[i] < 0)
+        op.inputs[i] = add_constant_f32(g_, name + (i == 1 ? "_ones" : "_zeros"), {d},
+                                        std::vector<float>(static_cast<size_t>(d), i == 1 ? 1.0f : 0.0f));
     emit(std::move(op));
   }
 

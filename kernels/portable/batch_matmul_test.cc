@@ -83,11 +83,8 @@ TEST(LayerNorm, F32AgainstReference) {
     const int32_t rows = rand_int(rng, 1, 6), d = rand_int(rng, 1, 70);
     auto x = random_f32(rng, static_cast<size_t>(rows) * d), w = random_f32(rng, d), b = random_f32(rng, d);
     std::vector<float> out(x.size());
-    const bool affine = t % 2 == 0;
     OpBuilder op;
-    op.in(x.data(), DType::Float32, {rows, d});
-    if (affine) op.in(w.data(), DType::Float32, {d}).in(b.data(), DType::Float32, {d});
-    else op.absent().absent();
+    op.in(x.data(), DType::Float32, {rows, d}).in(w.data(), DType::Float32, {d}).in(b.data(), DType::Float32, {d});
     op.out(out.data(), DType::Float32, {rows, d});
     op.floats = {1e-5f};
     ASSERT_EQ(check_layer_norm_f32(op.without_data().ctx()), Status::Ok);
@@ -100,7 +97,7 @@ TEST(LayerNorm, F32AgainstReference) {
       var /= d;
       for (int32_t i = 0; i < d; ++i) {
         const double v = (x[r * d + i] - mean) / std::sqrt(var + 1e-5);
-        const double want = affine ? v * w[i] + b[i] : v;
+        const double want = v * w[i] + b[i];
         ASSERT_NEAR(out[r * d + i], want, 1e-4 * (1 + std::fabs(want)));
       }
     }
@@ -110,12 +107,15 @@ TEST(LayerNorm, F32AgainstReference) {
 TEST(LayerNorm, CheckRejects) {
   float buf[12] = {};
   OpBuilder op;
-  op.in(buf, DType::Float32, {3, 4}).in(buf, DType::Float32, {4}).absent().out(buf, DType::Float32, {3, 4});
+  op.in(buf, DType::Float32, {3, 4}).in(buf, DType::Float32, {4}).in(buf, DType::Float32, {4}).out(buf, DType::Float32, {3, 4});
   op.floats = {1e-5f};
   EXPECT_EQ(check_layer_norm_f32(op.ctx()), Status::Ok);
   op.ins[1].dims[0] = 3;
   EXPECT_EQ(check_layer_norm_f32(op.ctx()), Status::BadShape);
   op.ins[1].dims[0] = 4;
+  op.ins[2] = TensorView{};  // a bias is required
+  EXPECT_EQ(check_layer_norm_f32(op.ctx()), Status::BadShape);
+  op.ins[2] = op.ins[1];
   op.floats = {0.0f};
   EXPECT_EQ(check_layer_norm_f32(op.ctx()), Status::BadOpParameter);
   op.floats = {NAN};

@@ -13,12 +13,12 @@
 namespace ember::kernels {
 
 /// For each of `rows` rows of `d` values: mean and biased variance (in float, input order),
-/// out = (x - mean) / sqrt(var + eps) * weight + bias; weight and bias may be nullptr (1, 0).
+/// out = (x - mean) / sqrt(var + eps) * weight + bias.
 void layer_norm_f32(int32_t rows, int32_t d, float eps, const float* input, const float* weight,
                     const float* bias, float* output);
 
-/// Operands: input [..., D], weight [D] (optional), bias [D] (optional) -> output of the input's
-/// shape. floats: eps (> 0).
+/// Operands: input [..., D], weight [D], bias [D] (the compiler gives ones and zeros for a layer
+/// norm without them) -> output of the input's shape. floats: eps (> 0).
 rt::Status check_layer_norm_f32(const rt::OpContext& ctx);
 rt::Status run_layer_norm_f32(const rt::OpContext& ctx);
 

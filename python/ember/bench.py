@@ -62,6 +62,7 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
         if instructions and result.load_instructions else None,
         "macs_per_instruction": round(macs / instructions, 4) if instructions else None,
         "ram": ram, "flash": flash, "mismatches": result.mismatches, "ops": ops,
+        "kernel_mix": kernel_mix(info["ops"]),
         "program": {"file_bytes": info["file_bytes"], "constant_bytes": info["constant_bytes"],
                     "ops": len(info["ops"]), "kernels": len(info["kernels"]),
                     "peak_op": info["memory"]["peak_op"]},
@@ -223,11 +224,24 @@ def _layer(source: str) -> str:
     return source[source.rfind("(") + 1:-1] if source.endswith(")") else source.split(" ")[0]
 
 
+def kernel_mix(ops: list[dict]) -> dict:
+    """How many ops run an optimized kernel, a byte-moving one (the same on every tier), a
+    portable fallback, or a float kernel, from each op's kernel note."""
+    mix = {"optimized": 0, "bytes": 0, "portable": 0, "float": 0}
+    for op in ops:
+        note = op["kernel_note"]
+        kind = ("float" if note.startswith("float:") else "bytes" if "moves bytes" in note
+                else "portable" if note.startswith("portable") else "optimized")
+        mix[kind] += 1
+    return mix
+
+
 def _line(row: dict) -> str:
     if row.get("status") != "pass":
         return f"{row.get('status')}: {row.get('error') or row.get('fault') or row.get('mismatches')}"
+    mix = ", ".join(f"{v} {k}" for k, v in row["kernel_mix"].items())
     return (f"{row['instructions']:,} instructions, {row['macs_per_instruction']} MACs/instruction, "
-            f"RAM {row['ram']['total']:,} B, flash {row['flash']['total']:,} B")
+            f"RAM {row['ram']['total']:,} B, flash {row['flash']['total']:,} B; ops: {mix}")
 
 
 def markdown(results: list[dict]) -> str:

@@ -204,7 +204,10 @@ def _bench(args) -> int:
         from pathlib import Path
         Path(args.md).write_text(render_page(json.loads(Path(args.from_json).read_text())))
         return 0
-    report = run_bench(args.models.split(","), args.targets.split(","), args.json, args.md, args.work_dir,
+    from ember.models import SUITE
+
+    models = [m for name in args.models.split(",") for m in (SUITE if name == "suite" else [name])]
+    report = run_bench(models, args.targets.split(","), args.json, args.md, args.work_dir,
                        plans=args.plan.split(","), memory=args.memory)
     bad = [r for r in report["results"] if r.get("status") != "pass"]
     return 1 if bad else 0
@@ -273,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=_export_c)
 
     p = sub.add_parser("bench", help="compile, build and run zoo models under QEMU; JSON + Markdown")
-    p.add_argument("--models", default="kws,vww,ic,ad,sww")
+    p.add_argument("--models", default="kws,vww,ic,ad,sww",
+                   help="zoo entries, comma-separated; \"suite\" for the real-model suite (docs/models.md)")
     p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
     p.add_argument("--json")
     p.add_argument("--md", help="Markdown: the summary table, runtime core, load cost and stack, then a "
