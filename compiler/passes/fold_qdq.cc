@@ -61,45 +61,28 @@ std::vector<int> int8_sources(const Graph& g, const Op& op) {
 // than 3-D operands, and the op then has the quantize and dequantize it folds with.
 void move_views_inside(Graph& g) {
   for (size_t k = 0; k < g.ops.size(); ++k) {
-    if (g.ops[k].kind != "reshape") continue;
+    const std::string& kind = g.ops[k].kind;
     const int t = g.ops[k].inputs[0];
-    const int d = g.producer(t);
-    if (d < 0 || g.ops[d].kind != "dequantize" || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
-    const int x = g.ops[d].inputs[0];
-    if (g.tensors[x].is_constant || !g.tensors[x].quant->per_tensor()) continue;  // weights stay as they are
-    const int u = g.ops[k].outputs[0];
-    Tensor viewed = g.tensors[x];
-    viewed.name += "_viewed";
-    viewed.shape = g.tensors[u].shape;
-    viewed.is_constant = false;
-    viewed.data.clear();
-    const int v = g.add_tensor(std::move(viewed));
-    Op view = g.ops[k], dq = g.ops[d];
-    view.inputs = {x};
-    view.outputs = {v};
-    dq.inputs = {v};
-    dq.outputs = {u};
-    g.ops[d] = std::move(view);
-    g.ops[k] = std::move(dq);
-  }
-  for (size_t k = 0; k < g.ops.size(); ++k) {
-    if (g.ops[k].kind != "quantize") continue;
-    const int t = g.ops[k].inputs[0];
-    const int r = g.producer(t);
-    if (r < 0 || g.ops[r].kind != "reshape" || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
-    const int x = g.ops[r].inputs[0];
-    const int q_out = g.ops[k].outputs[0];
-    Tensor pre = g.tensors[q_out];
-    pre.name += "_unviewed";
-    pre.shape = g.tensors[x].shape;
-    const int pre_id = g.add_tensor(std::move(pre));
-    Op q = g.ops[k], view = g.ops[r];
-    q.inputs = {x};
-    q.outputs = {pre_id};
-    view.inputs = {pre_id};
-    view.outputs = {q_out};
-    g.ops[r] = std::move(q);
-    g.ops[k] = std::move(view);
+    const int p = g.producer(t);
+    if ((kind != "reshape" && kind != "quantize") || p < 0 || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
+    const bool dq_view = kind == "reshape" && g.ops[p].kind == "dequantize";
+    if (!dq_view && !(kind == "quantize" && g.ops[p].kind == "reshape")) continue;
+    const int x = g.ops[p].inputs[0], y = g.ops[k].outputs[0];
+    if (dq_view && (g.tensors[x].is_constant || !g.tensors[x].quant->per_tensor())) continue;  // weights stay
+    // The int8 tensor between the flipped pair: the int8 side's tensor in the other side's shape.
+    Tensor mid = g.tensors[dq_view ? x : y];
+    mid.name += dq_view ? "_viewed" : "_unviewed";
+    mid.shape = g.tensors[dq_view ? y : x].shape;
+    mid.is_constant = false;
+    mid.data.clear();
+    const int m = g.add_tensor(std::move(mid));
+    Op first = g.ops[k], second = g.ops[p];
+    first.inputs = {x};
+    first.outputs = {m};
+    second.inputs = {m};
+    second.outputs = {y};
+    g.ops[p] = std::move(first);
+    g.ops[k] = std::move(second);
   }
 }
 
