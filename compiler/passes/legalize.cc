@@ -120,6 +120,7 @@ class Legalizer {
     if (name == "aten.bmm" || name == "aten.mm" || name == "aten.matmul") return matmul(op);
     if (name == "aten.layer_norm") return layer_norm(op);
     if (name == "aten.flip") return flip(op);
+    if (name == "aten.triu" || name == "aten.tril") return triangle(op, name == "aten.triu");
     if (name == "aten.expand") {
       if (in(op, 0).num_elements() != g_.tensors[op.outputs[0]].num_elements())
         return fail(op, "expand that repeats values is not supported");
@@ -428,6 +429,25 @@ class Legalizer {
         op.inputs[i] = add_constant_f32(g_, name + (i == 1 ? "_ones" : "_zeros"), {d},
                                         std::vector<float>(static_cast<size_t>(d), i == 1 ? 1.0f : 0.0f));
     emit(std::move(op));
+  }
+
+  // triu/tril of a constant (attention's causal mask) as a constant: entries outside the
+  // triangle (column - row < diagonal for triu, > diagonal for tril) become 0.
+  void triangle(const Op& op, bool upper) {
+    const Tensor& x = in(op, 0);
+    if (!x.is_constant || x.dtype != DType::Float32 || x.shape.size() < 2)
+      return fail(op, "triu/tril of a computed tensor is not supported");
+    const int64_t diagonal = op.has("diagonal") ? op.i("diagonal") : 0;
+    const int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+    std::vector<float> values(x.as<float>(), x.as<float>() + x.num_elements());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const int64_t c = static_cast<int64_t>(i) % cols, r = static_cast<int64_t>(i) / cols % rows;
+      if (upper ? c - r < diagonal : c - r > diagonal) values[i] = 0.0f;
+    }
+    Tensor& y = g_.tensors[op.outputs[0]];
+    y.is_constant = true;
+    y.data.resize(values.size() * sizeof(float));
+    std::memcpy(y.data.data(), values.data(), y.data.size());
   }
 
   // flip: a backwards slice per flipped axis.

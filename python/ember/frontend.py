@@ -69,20 +69,20 @@ def source_of(node: torch.fx.Node) -> str:
 
 def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
     """scaled_dot_product_attention as its math (eval: no dropout): softmax(q kᵀ · scale + mask) v.
-    A boolean mask, and a float one's -inf, become -1e4 added to the scores: after the softmax
-    that is 0 in float32 as -inf is, and it keeps the scores' range finite for int8."""
+    Masks are added to the scores with -1e4 where a position is masked (a float mask's lower
+    values are clamped to it): after the softmax that is 0 in float32 as -inf is, and the scores'
+    range stays finite for int8. The causal mask becomes a constant (legalize evaluates triu of a constant)."""
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         repeat = query.shape[-3] // key.shape[-3]
         key, value = key.repeat_interleave(repeat, -3), value.repeat_interleave(repeat, -3)
     scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = torch.matmul(query, key.transpose(-2, -1)) * scale
     if is_causal:
-        length, source = query.shape[-2], key.shape[-2]
-        attn_mask = torch.ones(length, source, dtype=torch.bool).tril()
-    if attn_mask is not None:
+        scores = scores + torch.full((query.shape[-2], key.shape[-2]), -1e4).triu(1)
+    elif attn_mask is not None:
         if attn_mask.dtype == torch.bool:
             attn_mask = torch.zeros(attn_mask.shape).masked_fill(attn_mask.logical_not(), -1e4)
-        scores = scores + attn_mask.clamp_min(-1e4)
+        scores = scores + attn_mask.clamp(min=-1e4)
     return torch.matmul(torch.softmax(scores, -1), value)
 
 
