@@ -29,22 +29,28 @@ class Diagnostics {
   const std::vector<Diagnostic>& list() const { return list_; }
 
   /// One line per distinct cause (pass and message), in order of first occurrence, with its
-  /// count and every place it occurs: "error [pass]: <message> (3 places) at <a>; <b>; <c>".
+  /// count and every place it occurs: "error [pass]: <message> (3 times) at <a>; <b>".
   std::string str() const {
-    std::vector<std::pair<const Diagnostic*, std::vector<std::string>>> causes;
+    struct Cause {
+      const Diagnostic* first;
+      size_t count;
+      std::vector<std::string> places;
+    };
+    std::vector<Cause> causes;
     for (const auto& d : list_) {
-      auto it = std::find_if(causes.begin(), causes.end(), [&](const auto& c) {
+      auto it = std::find_if(causes.begin(), causes.end(), [&](const Cause& c) {
         return c.first->pass == d.pass && c.first->message == d.message;
       });
-      if (it == causes.end()) it = causes.insert(causes.end(), {&d, {}});
-      if (!d.source.empty() && std::find(it->second.begin(), it->second.end(), d.source) == it->second.end())
-        it->second.push_back(d.source);
+      if (it == causes.end()) it = causes.insert(causes.end(), Cause{&d, 0, {}});
+      ++it->count;
+      if (!d.source.empty() && std::find(it->places.begin(), it->places.end(), d.source) == it->places.end())
+        it->places.push_back(d.source);
     }
     std::string out;
-    for (const auto& [d, places] : causes) {
-      out += "error [" + d->pass + "]: " + d->message;
-      if (places.size() > 1) out += " (" + std::to_string(places.size()) + " places)";
-      for (size_t i = 0; i < places.size(); ++i) out += (i ? "; " : " at ") + places[i];
+    for (const Cause& c : causes) {
+      out += "error [" + c.first->pass + "]: " + c.first->message;
+      if (c.count > 1) out += " (" + std::to_string(c.count) + " times)";
+      for (size_t i = 0; i < c.places.size(); ++i) out += (i ? "; " : " at ") + c.places[i];
       out += "\n";
     }
     return out;

@@ -120,6 +120,34 @@ def test_unsupported_op_names_op_and_source_line():
     assert "test_errors.py:" in message
 
 
+class ThreeCumsums(nn.Module):
+    def forward(self, x):
+        y = torch.cumsum(x, 1)
+        return y + torch.cumsum(x, 0) + torch.cumsum(x * 2, 1)  # two more, on one line
+
+
+def test_one_line_per_cause_with_its_count_and_places():
+    x = torch.randn(2, 8)
+    with pytest.raises(ember.CompileError) as err:
+        ember.compile(ThreeCumsums(), (x,), quantized=False, target="host")
+    lines = str(err.value).splitlines()
+    assert len(lines) == 1, lines
+    assert "aten.cumsum" in lines[0] and "(3 times)" in lines[0] and lines[0].count("test_errors.py:") == 2
+
+
+def test_a_library_layer_is_named_by_the_library_file_and_line():
+    from ember.frontend import source_of
+
+    class Node:  # what torch.export records for a layer defined in an installed package
+        target = "aten.cumsum.default"
+        meta = {"stack_trace": 'File "/opt/py/lib/site-packages/torchvision/models/mobilenetv2.py", line 64, in '
+                               'forward\n    x = self.cumsum(x)\n  File "/opt/py/lib/site-packages/torch/nn/'
+                               'modules/module.py", line 1762, in _call_impl\n',
+                "nn_module_stack": {"L__self__features_0": ("features.0", "torchvision.ops.Misc")}}
+
+    assert source_of(Node()) == "aten.cumsum.default at torchvision/models/mobilenetv2.py:64 (features.0)"
+
+
 def test_extra_inputs_are_refused(program, tmp_path, capsys):
     """A second input to a one-input program is an error naming the count, not dropped."""
     x = torch.randn(1, 3, 6, 6)
