@@ -81,9 +81,13 @@ int Graph::add_tensor(Tensor tensor) {
 }
 
 int Graph::add_tensor_like(int like, const std::string& suffix) {
+  return add_tensor_like(like, suffix, tensors[like].shape);
+}
+
+int Graph::add_tensor_like(int like, const std::string& suffix, std::vector<int64_t> shape) {
   Tensor t;
   t.name = tensors[like].name + suffix;
-  t.shape = tensors[like].shape;
+  t.shape = std::move(shape);
   t.dtype = tensors[like].dtype;
   t.quant = tensors[like].quant;
   t.layout = tensors[like].layout;

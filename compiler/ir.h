@@ -100,8 +100,10 @@ struct Graph {
   int peak_op = -1;
 
   int add_tensor(Tensor tensor);
-  /// A fresh activation tensor like `like` (shape, dtype, quant), named after it.
+  /// A fresh activation tensor like `like` (dtype, quant, layout; its shape unless one is
+  /// given), named after it.
   int add_tensor_like(int like, const std::string& suffix);
+  int add_tensor_like(int like, const std::string& suffix, std::vector<int64_t> shape);
   /// Ops reading tensor `t`, by index into `ops`.
   std::vector<int> users(int t) const;
   /// The op writing tensor `t`, or -1 for inputs and constants.

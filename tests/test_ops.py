@@ -116,12 +116,32 @@ def make_case(op: str, seed: int):
     if op == "pad":
         pads = tuple(rng.choice([0, 1, 2]) for _ in range(4))
         return nn.Sequential(nn.Conv2d(s[1], 4, 1), Lambda(lambda x: F.pad(x, pads))), (torch.randn(s),)
+    if op == "conv_transpose2d":
+        cin, cout, k, st = rng.choice([1, 3, 8]), rng.choice([1, 4, 7]), rng.choice([2, 3, 4]), rng.choice([1, 2, 3])
+        p = rng.randint(0, k - 1)
+        conv = nn.ConvTranspose2d(cin, cout, k, stride=st, padding=p, output_padding=rng.randint(0, st - 1),
+                                  dilation=rng.choice([1, 1, 2]) if st == 1 else 1)
+        return nn.Sequential(conv, rng.choice(ACTS)), (torch.randn(1, cin, rng.randint(3, 8), rng.randint(3, 8)),)
+    if op == "conv_transpose1d":
+        cin, cout = rng.choice([3, 8]), rng.choice([4, 9])
+        conv = nn.ConvTranspose1d(cin, cout, rng.choice([2, 3, 5]), stride=rng.choice([1, 2, 4]), padding=1)
+        return nn.Sequential(conv, nn.ReLU()), (torch.randn(1, cin, rng.randint(4, 12)),)
+    if op == "upsample":
+        mode = rng.choice(["nearest", "bilinear"])
+        align = rng.choice([False, True]) if mode == "bilinear" else None
+        up = rng.choice([nn.Upsample(scale_factor=rng.choice([2, 3]), mode=mode, align_corners=align),
+                         nn.Upsample(size=(2 * s[2] + 1, s[3] + 3), mode="bilinear", align_corners=align or False)])
+        return nn.Sequential(nn.Conv2d(s[1], 4, 1), up), (torch.randn(s),)
+    if op == "softmax_any_axis":
+        dim = rng.choice([0, 1, 2])
+        return Lambda(lambda x: torch.softmax(x * 3, dim=dim)), (torch.randn(rng.randint(2, 5), rng.randint(2, 6), 4),)
     raise ValueError(op)
 
 
 OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
        "global_avg_pool", "softmax", "softmax_channels", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
-       "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad"]
+       "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad", "conv_transpose2d",
+       "conv_transpose1d", "upsample", "softmax_any_axis"]
 
 
 # Seeds 2 and 3 make every input non-negative / non-positive, so the input zero point sits at the
@@ -144,6 +164,29 @@ def test_op_matches_pytorch_reference(op, seed):
         assert program.inputs[0]["zero_point"] == EXTREME_ZERO_POINT[seed]
     for sample in calibration[:2]:
         assert quanta_apart(program, ep, sample) <= 1
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+@pytest.mark.parametrize("op", ["conv_transpose2d", "conv_transpose1d", "upsample", "softmax_any_axis"])
+def test_float_program_matches_eager(op, seed):
+    """The same ops compiled without quantization, on the float kernels."""
+    module, inputs = make_case(op, seed)
+    module.eval()
+    program = ember.compile(module, inputs, quantized=False)
+    with torch.no_grad():
+        assert torch.allclose(program.run(*inputs), module(*inputs), atol=1e-5)
+
+
+def test_grouped_transposed_convolution_stays_float():
+    """A grouped transposed convolution (whose filter's axis 1 holds a group's channels) is left
+    float by the quantizer and runs on the float conv kernel inside the int8 program."""
+    module = nn.Sequential(nn.Conv2d(4, 4, 1), nn.ConvTranspose2d(4, 6, 3, stride=2, groups=2), nn.Conv2d(6, 2, 1)).eval()
+    x = torch.randn(1, 4, 5, 5)
+    ep = ember.quantize(module, (x,), [(x,), (2 * x,)])
+    program = ember.lower(ep, "host")
+    notes = {op["kernel"]: op["kernel_note"] for op in program.inspect()["ops"]}
+    assert notes["conv2d_f32"].startswith("float:")
+    assert quanta_apart(program, ep, (x,)) <= 1
 
 
 def test_arithmetic_with_numbers_is_one_int8_table():

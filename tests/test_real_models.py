@@ -27,7 +27,7 @@ from reference import module_of, run_float64
 pytestmark = pytest.mark.models  # tools/test.sh --tier models
 
 SAMPLES = 20
-HEAVY = {"conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8"}
+HEAVY = {"conv2d_s8", "depthwise_conv2d_s8", "fully_connected_s8", "batch_matmul_s8"}
 # Models whose weights exceed a target's flash (ResNet-18: 11 MB; EfficientNet-B0: 4.6 MB over
 # the M3's and M4's 4 MB) compile for a part with 16 MiB of flash.
 FLASH_REGION = {"cortex-m55": "QSPI", "cortex-m4": "FLASH", "cortex-m3": "FLASH"}
@@ -75,7 +75,8 @@ def test_matches_pytorch_quantized_reference(name, torch_threads):
 @pytest.mark.parametrize("target", ["cortex-m55", "cortex-m4", "cortex-m3"])
 @pytest.mark.parametrize("name", SUITE)
 def test_no_layer_falls_back_to_a_portable_kernel(name, target):
-    """Every conv, depthwise conv and linear op runs an optimized kernel on every tier."""
+    """Every conv, depthwise conv, linear and matrix-product op runs an optimized kernel on every
+    tier."""
     program = lower(name, target)
     fallbacks = [(op["source"], op["kernel_note"]) for op in program.inspect()["ops"]
                  if op["kernel"] in HEAVY and "portable" in op["kernel_note"]]

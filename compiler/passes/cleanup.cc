@@ -2,8 +2,8 @@
 //
 // Folds ops whose inputs are all constants (dequantized weights feeding float ops, reshapes and
 // transposes of constants), removes dequantize -> quantize pairs with one parameter set (an
-// exact identity on int8), composes chains of transposes (dropping identity ones) and chains of
-// lookup tables (x * 0.5 + 1 is one table), and deletes ops nobody reads.
+// exact identity on int8), composes chains of transposes (a chain of views that moves no element
+// becomes one reshape) and chains of lookup tables (x * 0.5 + 1 is one table), and deletes ops nobody reads.
 
 #include <cmath>
 #include <cstring>
@@ -62,6 +62,26 @@ bool is_identity_perm(const std::vector<int64_t>& perm) {
   return true;
 }
 
+// The input of the shortest chain of reshapes and transposes ending in `op` that leaves every
+// element where it was (attention's kᵀ viewed as 3-D, then transposed back by legalize for the
+// product), or -1 if none does.
+int unmoved_source(const Graph& g, const Op& op) {
+  std::vector<const Op*> chain{&op};
+  for (int p = g.producer(op.inputs[0]); p >= 0 && (g.ops[p].kind == "reshape" || g.ops[p].kind == "transpose");
+       p = g.producer(g.ops[p].inputs[0]))
+    chain.push_back(&g.ops[p]);
+  std::vector<uint8_t> index(static_cast<size_t>(g.tensors[op.inputs[0]].num_elements()) * 4);
+  for (size_t i = 0; i < index.size() / 4; ++i) std::memcpy(&index[4 * i], &i, 4);
+  for (size_t length = 2; length <= chain.size(); ++length) {
+    std::vector<uint8_t> moved = index;
+    for (size_t c = length; c-- > 0;)
+      if (chain[c]->kind == "transpose")
+        moved = permute_bytes(moved, g.tensors[chain[c]->inputs[0]].shape, chain[c]->ints_attr("perm"), 4);
+    if (moved == index) return chain[length - 1]->inputs[0];
+  }
+  return -1;
+}
+
 }  // namespace
 
 Status cleanup(Graph& g, const Target&, Diagnostics&) {
@@ -79,9 +99,17 @@ Status cleanup(Graph& g, const Target&, Diagnostics&) {
     if (op.kind == "quantize") {  // dequantize(x) -> quantize with x's parameters is x
       const int p = g.producer(op.inputs[0]);
       if (p < 0 || g.ops[p].kind != "dequantize") continue;
-      const int src = g.ops[p].inputs[0];
-      if (g.tensors[src].quant == g.tensors[op.outputs[0]].quant && !g.is_graph_output(op.outputs[0]))
-        g.replace_uses(op.outputs[0], src);
+      const int src = g.ops[p].inputs[0], out = op.outputs[0];
+      if (!(g.tensors[src].quant == g.tensors[out].quant)) continue;
+      if (!g.is_graph_output(out)) {
+        g.replace_uses(out, src);
+      } else if (const int q = g.producer(src); q >= 0 && !g.is_graph_output(src)) {
+        // A model output keeps its tensor: src's producer writes it, and the pair reads nothing.
+        for (int& t : g.ops[q].outputs)
+          if (t == src) t = out;
+        g.replace_uses(src, out);
+        op.outputs[0] = src;
+      }
     } else if (op.kind == "lut") {  // lut(lut(x)) is one table: t2[t1[x]]
       const int p = g.producer(op.inputs[0]);
       if (p < 0 || g.ops[p].kind != "lut") continue;
@@ -101,7 +129,9 @@ Status cleanup(Graph& g, const Target&, Diagnostics&) {
         op.attrs["perm"] = perm;
         op.inputs[0] = g.ops[p].inputs[0];
       }
-      if (is_identity_perm(op.ints_attr("perm"))) {
+      const int src = unmoved_source(g, op);
+      if (src >= 0) op.inputs[0] = src;
+      if (src >= 0 || is_identity_perm(op.ints_attr("perm"))) {
         op.kind = "reshape";
         op.attrs.clear();
       }

@@ -55,27 +55,27 @@ std::vector<int> int8_sources(const Graph& g, const Op& op) {
   return sources;
 }
 
-// op -> reshape -> quantize becomes op -> quantize -> reshape, and dequantize -> reshape -> op
-// becomes reshape -> dequantize -> op (quantizing is elementwise, so it commutes with a view):
-// legalize puts views after a reduction without keepdim and around a matrix product of other
-// than 3-D operands, and the op then has the quantize and dequantize it folds with.
+// op -> view -> quantize becomes op -> quantize -> view, and dequantize -> view -> op becomes
+// view -> dequantize -> op, for a reshape, transpose or spread (quantizing is elementwise, so
+// it commutes with moving elements, and spread's zeros are the zero point's value): legalize
+// puts views after a reduction without keepdim, around a matrix product (and transposes its
+// second operand) and before a transposed convolution, and the op then has the quantize and
+// dequantize it folds with.
 void move_views_inside(Graph& g) {
+  auto is_view = [](const std::string& kind) {
+    return kind == "reshape" || kind == "transpose" || kind == "spread";
+  };
   for (size_t k = 0; k < g.ops.size(); ++k) {
     const std::string& kind = g.ops[k].kind;
     const int t = g.ops[k].inputs[0];
     const int p = g.producer(t);
-    if ((kind != "reshape" && kind != "quantize") || p < 0 || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
-    const bool dq_view = kind == "reshape" && g.ops[p].kind == "dequantize";
-    if (!dq_view && !(kind == "quantize" && g.ops[p].kind == "reshape")) continue;
+    if ((!is_view(kind) && kind != "quantize") || p < 0 || g.users(t).size() != 1 || g.is_graph_output(t)) continue;
+    const bool dq_view = is_view(kind) && g.ops[p].kind == "dequantize";
+    if (!dq_view && !(kind == "quantize" && is_view(g.ops[p].kind))) continue;
     const int x = g.ops[p].inputs[0], y = g.ops[k].outputs[0];
     if (dq_view && (g.tensors[x].is_constant || !g.tensors[x].quant->per_tensor())) continue;  // weights stay
     // The int8 tensor between the flipped pair: the int8 side's tensor in the other side's shape.
-    Tensor mid = g.tensors[dq_view ? x : y];
-    mid.name += dq_view ? "_viewed" : "_unviewed";
-    mid.shape = g.tensors[dq_view ? y : x].shape;
-    mid.is_constant = false;
-    mid.data.clear();
-    const int m = g.add_tensor(std::move(mid));
+    const int m = g.add_tensor_like(dq_view ? x : y, dq_view ? "_viewed" : "_unviewed", g.tensors[dq_view ? y : x].shape);
     Op first = g.ops[k], second = g.ops[p];
     first.inputs = {x};
     first.outputs = {m};

@@ -3,7 +3,7 @@
 // PyTorch is channels-first (NCHW, NCL); Cortex-M kernels want channels-last so that a pixel's
 // channels are contiguous for the dot products. Steps:
 //  1. Anchors: the activations of conv and 2-D pooling are channels-last (CL).
-//  2. Propagation: an elementwise op (binary, unary, clamp, q/dq, cat, slice, pad) puts all its
+//  2. Propagation: an elementwise op (binary, unary, clamp, q/dq, cat, slice, spread, pad) puts all its
 //     same-rank operands and results in one layout, so CL spreads through residual adds; a
 //     softmax over the channels of a CL tensor has a CL result.
 //  3. Rewrite: CL tensors get their stored shape (rank 4 NHWC; rank 3 NCL is stored as
@@ -213,7 +213,9 @@ class LayoutPass {
                                    std::to_string(rank_[t]) + " into a channels-last op");
       }
     }
-    if (op.kind == "cat" || op.kind == "slice") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
+    if (op.kind == "cat" || op.kind == "slice" || op.kind == "spread") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
+    if (op.kind == "resize")
+      op.attrs["axes"] = Ints{cl_dim(op.ints_attr("axes")[0], rank), cl_dim(op.ints_attr("axes")[1], rank)};
     if (op.kind == "pad") {
       Ints before(4, 0), after(4, 0);
       for (size_t d = 0; d < rank; ++d) {
@@ -246,10 +248,7 @@ class LayoutPass {
       if (bytes_match(target)) {
         g_.ops.push_back(Op{"reshape", {cf}, {target}, {}, source});
       } else {
-        Tensor mid = g_.tensors[cf];
-        mid.name += "_4d";
-        mid.shape = as_4d(mid.shape, rank_[cf]);
-        const int m = g_.add_tensor(std::move(mid));
+        const int m = g_.add_tensor_like(cf, "_4d", as_4d(g_.tensors[cf].shape, rank_[cf]));
         cl_.push_back(false);
         rank_.push_back(4);
         g_.ops.push_back(Op{"reshape", {cf}, {m}, {}, source});

@@ -106,6 +106,9 @@ class Legalizer {
     }
     if (kViews.count(name)) return reshape(op);
     if (kAliases.count(name)) return;  // rewired in run()
+    if (name == "aten.conv_transpose1d" || name == "aten.conv_transpose2d" ||
+        (name == "aten.convolution" && op.has("transposed") && op.i("transposed")))
+      return conv_transpose(op);
     if (name == "aten.conv1d" || name == "aten.conv2d" || name == "aten.convolution") return conv(op);
     if (name == "aten.slice") {
       const int64_t len = in(op, 0).shape[norm_dim(op.has("dim") ? op.i("dim") : 0, in(op, 0).shape.size())];
@@ -128,6 +131,8 @@ class Legalizer {
     }
     if (name == "aten.zeros" || name == "aten.ones" || name == "aten.full" || name == "aten.scalar_tensor")
       return fill(op, name == "aten.zeros" ? 0.0 : name == "aten.ones" ? 1.0 : op.f(name == "aten.full" ? "fill_value" : "s"));
+    if (name == "aten.upsample_nearest1d" || name == "aten.upsample_nearest2d" || name == "aten.upsample_bilinear2d")
+      return resize(op, name == "aten.upsample_bilinear2d");
     if (name == "aten.max_pool1d" || name == "aten.avg_pool1d") return pool1d(op, name == "aten.max_pool1d");
     if (name == "aten.adaptive_avg_pool1d") return adaptive_avg_pool(op, 1);
     if (name == "aten.relu") return clamp(op, 0.0, INFINITY);
@@ -212,7 +217,6 @@ class Legalizer {
     const Tensor& w = in(op, 1);
     const size_t rank = x.shape.size();
     if (rank != 3 && rank != 4) return fail(op, "only 1-D and 2-D convolution is supported");
-    if (op.has("transposed") && op.i("transposed")) return fail(op, "transposed convolution is not supported");
     const size_t n = rank - 2;
     Ints stride = int_list(op, "stride", n, 1), dilation = int_list(op, "dilation", n, 1);
     Ints kernel(w.shape.begin() + 2, w.shape.end());
@@ -229,8 +233,14 @@ class Legalizer {
     } else {
       before = after = int_list(op, "padding", n, 0);
     }
+    emit_conv(op, stride, dilation, before, after);
+  }
+
+  // The Ember conv: geometry per spatial axis of a 1-D or 2-D convolution, groups from op.
+  void emit_conv(Op& op, Ints stride, Ints dilation, Ints before, Ints after) {
+    const size_t rank = in(op, 0).shape.size();
     const int64_t groups = op.has("groups") ? op.i("groups") : 1;
-    if (n == 1) {  // a 1-D conv is a 2-D conv over [L, 1]
+    if (rank == 3) {  // a 1-D conv is a 2-D conv over [L, 1]
       stride.push_back(1), dilation.push_back(1), before.push_back(0), after.push_back(0);
     }
     op.kind = "conv";
@@ -238,6 +248,110 @@ class Legalizer {
                 {"padding", Ints{before[0], before[1], after[0], after[1]}},
                 {"groups", groups}, {"rank", static_cast<int64_t>(rank)}};
     op.inputs.resize(3, -1);
+    emit(std::move(op));
+  }
+
+  // A transposed convolution is a convolution of the input with zeros inserted between its
+  // samples (stride - 1 per gap: spread ops, which fill with the zero point in int8), padded
+  // by dilation * (kernel - 1) - padding (plus output_padding after), with the filter's
+  // in/out channels swapped and its taps reversed. The convolution runs on the optimized conv
+  // kernels; it multiplies the inserted zeros too (stride^2 times the MACs of the transposed
+  // form at stride 2 in 2-D).
+  void conv_transpose(Op& op) {
+    const Tensor& x = in(op, 0);
+    const size_t rank = x.shape.size();
+    if (rank != 3 && rank != 4) return fail(op, "only 1-D and 2-D transposed convolution is supported");
+    const size_t n = rank - 2;
+    const Ints stride = int_list(op, "stride", n, 1), dilation = int_list(op, "dilation", n, 1),
+               padding = int_list(op, "padding", n, 0), extra = int_list(op, "output_padding", n, 0);
+    const Ints kernel(in(op, 1).shape.begin() + 2, in(op, 1).shape.end());
+    Ints before(n), after(n);
+    for (size_t d = 0; d < n; ++d) {
+      before[d] = dilation[d] * (kernel[d] - 1) - padding[d];
+      after[d] = before[d] + extra[d];
+      if (before[d] < 0) return fail(op, "transposed convolution with padding above dilation * (kernel - 1) is not supported");
+    }
+    const int w = direct_filter(op, op.inputs[1], op.has("groups") ? op.i("groups") : 1);
+    if (w < 0) return;
+    op.inputs[1] = w;
+    for (size_t d = 0; d < n; ++d) {
+      if (stride[d] == 1) continue;
+      Ints shape = in(op, 0).shape;
+      shape[2 + d] = (shape[2 + d] - 1) * stride[d] + 1;
+      const int spread = g_.add_tensor_like(op.inputs[0], "_spread" + std::to_string(d), shape);
+      emit(Op{"spread", {op.inputs[0]}, {spread}, {{"dim", static_cast<int64_t>(2 + d)}, {"step", stride[d]}},
+              op.source});
+      op.inputs[0] = spread;
+    }
+    emit_conv(op, Ints(n, 1), dilation, before, after);
+  }
+
+  // The filter [Co, Ci / groups, k...] of the convolution equal to a transposed one with filter
+  // w [Ci, Co / groups, k...]: channels swapped within each group, taps reversed. w is a float
+  // constant or a dequantized int8 constant, per tensor or per output channel (axis 1); -1
+  // after a failure.
+  int direct_filter(const Op& op, int w, int64_t groups) {
+    const int p = g_.producer(w);
+    const bool dequantized = p >= 0 && g_.ops[p].kind == "dequantize";
+    const int src = dequantized ? g_.ops[p].inputs[0] : w;
+    const Tensor& t = g_.tensors[src];
+    if (!t.is_constant) return fail(op, "a transposed convolution's filter must be a constant"), -1;
+    const int64_t ci = t.shape[0], co_g = t.shape[1], ci_g = ci / groups;
+    const int64_t taps = t.num_elements() / (ci * co_g);
+    const size_t elem = dtype_size(t.dtype);
+    Ints shape = t.shape;
+    shape[0] = co_g * groups, shape[1] = ci_g;
+    std::vector<uint8_t> data(t.data.size());
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t o = 0; o < co_g; ++o)
+        for (int64_t i = 0; i < ci_g; ++i)
+          for (int64_t k = 0; k < taps; ++k)
+            std::memcpy(&data[static_cast<size_t>((((g * co_g + o) * ci_g + i) * taps + k)) * elem],
+                        &t.data[static_cast<size_t>((((g * ci_g + i) * co_g + o) * taps + taps - 1 - k)) * elem], elem);
+    std::optional<Quant> quant = t.quant;
+    if (quant && !quant->per_tensor()) {
+      if (quant->axis != 1) return fail(op, "a transposed convolution's filter quantized per input channel is not supported"), -1;
+      Quant q{{}, {}, 0};
+      for (int64_t g = 0; g < groups; ++g) {
+        q.scale.insert(q.scale.end(), quant->scale.begin(), quant->scale.end());
+        q.zero_point.insert(q.zero_point.end(), quant->zero_point.begin(), quant->zero_point.end());
+      }
+      quant = q;
+    }
+    Tensor direct = t;
+    direct.name += "_direct";
+    direct.shape = shape;
+    direct.data = std::move(data);
+    direct.quant = quant;
+    const int id = g_.add_tensor(std::move(direct));
+    if (!dequantized) return id;
+    const int out = g_.add_tensor_like(w, "_direct", shape);
+    emit(Op{"dequantize", {id}, {out}, {}, op.source});
+    return out;
+  }
+
+  // nearest: a whole-number ratio between each axis's sizes (PyTorch's source index
+  // floor(dst / factor) is then the kernel's dst * in / out); bilinear: scale factors that
+  // give the output size exactly (PyTorch's coordinates then use in / out, as the kernel).
+  void resize(Op& op, bool bilinear) {
+    const Ints& x = in(op, 0).shape;
+    const Ints& y = g_.tensors[op.outputs[0]].shape;
+    std::vector<double> scales;
+    if (op.has("scale_factors") && std::holds_alternative<std::vector<double>>(op.attrs.at("scale_factors")))
+      scales = op.floats_attr("scale_factors");
+    for (const char* key : {"scales_h", "scales_w", "scales"})
+      if (op.has(key) && !std::holds_alternative<std::string>(op.attrs.at(key))) scales.push_back(op.f(key));
+    for (size_t d = 2; d < x.size(); ++d) {
+      const bool whole = y[d] % x[d] == 0 || x[d] % y[d] == 0;
+      if (!bilinear && !whole) return fail(op, "nearest resizing by a fractional factor is not supported");
+      if (scales.size() == x.size() - 2 && static_cast<double>(x[d]) * scales[d - 2] != static_cast<double>(y[d]))
+        return fail(op, "a scale factor that does not give a whole output size is not supported");
+    }
+    const int64_t align = op.has("align_corners") && std::holds_alternative<int64_t>(op.attrs.at("align_corners"))
+                              ? op.i("align_corners") : 0;
+    op.kind = "resize";
+    op.attrs = {{"mode", int64_t{bilinear ? 1 : 0}}, {"align_corners", align}, {"axes", Ints{2, 3}}};
+    op.inputs.resize(1);
     emit(std::move(op));
   }
 
@@ -357,12 +471,7 @@ class Legalizer {
     const bool spatial = fn == "mean" && (rank == 3 || rank == 4) && !axes[0] && !axes[1] &&
                          std::all_of(axes.begin() + 2, axes.end(), [](bool a) { return a; });
     int result = out;
-    if (g_.tensors[out].shape != kept) {
-      Tensor t = g_.tensors[out];
-      t.name += "_keepdim";
-      t.shape = kept;
-      result = g_.add_tensor(std::move(t));
-    }
+    if (g_.tensors[out].shape != kept) result = g_.add_tensor_like(out, "_keepdim", kept);
     if (spatial) {
       emit(whole_pool(op, op.inputs[0], result, rank - 2));
     } else {
@@ -382,7 +491,8 @@ class Legalizer {
   }
 
   // matmul/bmm/mm as a batched product of rank-3 operands: each viewed as [B, M, K] and
-  // [B, K, N] (same leading dims, no broadcasting), the result viewed back.
+  // [B, K, N] (same leading dims, no broadcasting), the second transposed to [B, N, K] (the
+  // kernels' form; cleanup cancels it against attention's kᵀ), the result viewed back.
   void matmul(Op& op) {
     const Tensor& a = in(op, 0);
     const Tensor& b = in(op, 1);
@@ -394,25 +504,16 @@ class Legalizer {
     const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
     auto view = [&](int t, Ints shape, const std::string& suffix) {
       if (g_.tensors[t].shape == shape) return t;
-      Tensor v = g_.tensors[t];
-      v.name += suffix;
-      v.shape = std::move(shape);
-      v.is_constant = false;
-      v.data.clear();
-      const int id = g_.add_tensor(std::move(v));
+      const int id = g_.add_tensor_like(t, suffix, std::move(shape));
       emit(Op{"reshape", {t}, {id}, {}, op.source});
       return id;
     };
     const int a3 = view(op.inputs[0], {batch, m, k}, "_3d"), b3 = view(op.inputs[1], {batch, k, n}, "_3d");
+    const int bt = g_.add_tensor_like(b3, "_t", {batch, n, k});
+    emit(Op{"transpose", {b3}, {bt}, {{"perm", Ints{0, 2, 1}}}, op.source});
     const int out = op.outputs[0];
-    int out3 = out;
-    if (y != Ints{batch, m, n}) {
-      Tensor t = g_.tensors[out];
-      t.name += "_3d";
-      t.shape = {batch, m, n};
-      out3 = g_.add_tensor(std::move(t));
-    }
-    emit(Op{"matmul", {a3, b3}, {out3}, {}, op.source});
+    const int out3 = y == Ints{batch, m, n} ? out : g_.add_tensor_like(out, "_3d", {batch, m, n});
+    emit(Op{"matmul", {a3, bt}, {out3}, {}, op.source});
     if (out3 != out) emit(Op{"reshape", {out3}, {out}, {}, op.source});
   }
 
@@ -468,11 +569,9 @@ class Legalizer {
   void select(const Op& op, int64_t dim, int64_t index, int out) {
     const Tensor& x = in(op, 0);
     const size_t d = norm_dim(dim, x.shape.size());
-    Tensor one = g_.tensors[out];
-    one.name += "_slice";
-    one.shape = x.shape;
-    one.shape[d] = 1;
-    const int id = g_.add_tensor(std::move(one));
+    Ints one = x.shape;
+    one[d] = 1;
+    const int id = g_.add_tensor_like(out, "_slice", std::move(one));
     slice(op, static_cast<int64_t>(d), index < 0 ? index + x.shape[d] : index, 1, id);
     emit(Op{"reshape", {id}, {out}, {}, op.source});
   }
@@ -498,12 +597,9 @@ class Legalizer {
     const Tensor& y = g_.tensors[op.outputs[0]];
     const int64_t d = norm_dim(op.has("dim") ? op.i("dim") : 0, y.shape.size());
     for (int& t : op.inputs) {
-      Tensor v = g_.tensors[t];
-      v.name += "_stacked";
-      v.shape.insert(v.shape.begin() + d, 1);
-      v.is_constant = false;
-      v.data.clear();
-      const int id = g_.add_tensor(std::move(v));
+      Ints viewed = g_.tensors[t].shape;
+      viewed.insert(viewed.begin() + d, 1);
+      const int id = g_.add_tensor_like(t, "_stacked", std::move(viewed));
       emit(Op{"reshape", {t}, {id}, {}, op.source});
       t = id;
     }

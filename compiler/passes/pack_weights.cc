@@ -12,6 +12,7 @@
 //     kernel's strip, depthwise_conv2d_s8_scratch_bytes(shape, geometry, tier, least) bytes,
 //     with the expanded window rows of a depth multiplier above 1 in front (on the Cortex-M0
 //     those rows only).
+// Each batch_matmul_s8 gets output 1, its scratch (kernels/arm/batch_matmul_s8.h).
 // Each add_s8 of at least kTablesFrom output elements gets inputs 2 and 3, its operands' rescale
 // tables (kernels/arm/add_s8.h: 1 KB of constants each, so small adds go without).
 // Every op's kernel_reason (the program's kernel_note, shown by `ember inspect`) records the
@@ -24,6 +25,7 @@
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
 #include "kernels/arm/add_s8.h"
+#include "kernels/arm/batch_matmul_s8.h"
 #include "kernels/arm/conv2d_s8.h"
 #include "kernels/arm/depthwise_conv2d_s8.h"
 #include "kernels/arm/fold.h"
@@ -38,6 +40,14 @@ int32_t dim(const Tensor& t, size_t i) { return static_cast<int32_t>(t.shape.at(
 // output elements the op rescales each element instead. A judgement, not a measured break-even.
 constexpr int64_t kTablesFrom = 1024;
 
+// Appends op's output 1, an int8 buffer of `bytes` only its kernel reads and writes.
+void add_scratch(Graph& g, Op& op, size_t bytes) {
+  Tensor t;
+  t.name = g.tensors[op.outputs[0]].name + "_scratch";
+  t.shape = {static_cast<int64_t>(bytes)};
+  t.dtype = DType::Int8;
+  op.outputs.push_back(g.add_tensor(std::move(t)));
+}
 
 }  // namespace
 
@@ -45,7 +55,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
   const kernels::Tier tier = target.tier;
   if (tier == kernels::Tier::Portable) return Status::Success;
   const int conv = kernel_id("conv2d_s8"), dw = kernel_id("depthwise_conv2d_s8"),
-            fc = kernel_id("fully_connected_s8"), add = kernel_id("add_s8");
+            fc = kernel_id("fully_connected_s8"), add = kernel_id("add_s8"), bmm = kernel_id("batch_matmul_s8");
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
     if (op.kernel < 0) continue;  // a view
@@ -59,6 +69,12 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       continue;
     }
     op.kernel_reason = tier_word + " kernel";
+    if (op.kernel == bmm) {
+      if (op.outputs.size() == 1)
+        add_scratch(g, op, kernels::arm::batch_matmul_s8_scratch_bytes(dim(g.tensors[op.inputs[1]], 1)));
+      op.kernel_reason = tier_word + " kernel (matrix product of two activations)";
+      continue;
+    }
     if (op.kernel == add && op.inputs.size() == 2 && op.ints.size() == 12 && op.ints[0] >= 0 && op.ints[0] <= 22 &&
         g.tensors[op.outputs[0]].num_elements() >= kTablesFrom) {
       // ints: left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier, b_shift, ...
@@ -136,12 +152,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
       }
       scratch = kernels::arm::conv2d_s8_scratch_bytes(s, geo, tier, least);
     }
-    if (scratch == 0) continue;
-    Tensor t;
-    t.name = name + "_scratch";
-    t.shape = {static_cast<int64_t>(scratch)};
-    t.dtype = DType::Int8;
-    op.outputs.push_back(g.add_tensor(std::move(t)));
+    if (scratch > 0) add_scratch(g, op, scratch);
   }
   return Status::Success;
 }

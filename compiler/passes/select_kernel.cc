@@ -139,10 +139,6 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       op.ints = concat(concat(int_vector(op.ints_attr("kernel")), int_vector(op.ints_attr("stride"))),
                        concat(int_vector(op.ints_attr("padding")), {n(op, "count_include_pad")}));
     } else if (k == "softmax") {
-      if (op.i("dim") != static_cast<int64_t>(g.tensors[op.inputs[0]].shape.size()) - 1) {
-        diag.error(op, "softmax: only the last dimension is supported");
-        continue;
-      }
       name = "softmax" + suffix;
     } else if (k == "lut") {
       name = "lut_s8";
@@ -171,6 +167,12 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     } else if (k == "slice") {
       name = "slice";
       op.ints = {n(op, "dim"), n(op, "start"), n(op, "step")};
+    } else if (k == "resize") {
+      name = op.i("mode") == 0 ? "resize_nearest" : "resize_bilinear" + suffix;
+      if (op.i("mode") == 1) op.ints = {at(op, "axes", 0), at(op, "axes", 1), n(op, "align_corners")};
+    } else if (k == "spread") {  // fills with zero: the zero point, or float 0.0's bits (0)
+      name = "spread";
+      op.ints = {n(op, "dim"), 0, n(op, "step"), s8 ? g.tensors[op.inputs[0]].quant->zero_point[0] : 0};
     } else if (k == "mean" || k == "sum" || k == "amax" || k == "amin") {
       name = "reduce" + suffix;
       using kernels::Reduction;
@@ -212,6 +214,31 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     op.kernel_reason = s8 || !quantized || k == "dequantize" || kernel_info(op.kernel)->moves_bytes()
                            ? "portable reference kernel"
                            : float_reason(k);
+    if (k == "softmax" && op.i("dim") + 1 != static_cast<int64_t>(g.tensors[op.inputs[0]].shape.size())) {
+      // Over another axis: that axis swapped with the last one, the softmax, and back.
+      std::vector<int64_t> perm(g.tensors[op.inputs[0]].shape.size());
+      for (size_t d = 0; d < perm.size(); ++d) perm[d] = static_cast<int64_t>(d);
+      std::swap(perm[static_cast<size_t>(op.i("dim"))], perm.back());
+      const int x = op.inputs[0], y = op.outputs[0];
+      auto swapped = [&](int t) {
+        std::vector<int64_t> shape = g.tensors[t].shape;
+        std::swap(shape[static_cast<size_t>(op.i("dim"))], shape.back());
+        return g.add_tensor_like(t, "_axis_last", shape);
+      };
+      op.inputs[0] = swapped(x), op.outputs[0] = swapped(y);
+      auto transpose = [&](int from, int to) {
+        Op t{"transpose", {from}, {to}, {{"perm", perm}}, op.source};
+        t.kernel = kernel_id("transpose" + suffix);
+        t.kernel_reason = "portable reference kernel";
+        t.ints = int_vector(perm);
+        return t;
+      };
+      g.ops.push_back(transpose(x, op.inputs[0]));
+      const Op after = transpose(op.outputs[0], y);
+      g.ops.push_back(std::move(op));
+      g.ops.push_back(after);
+      continue;
+    }
     const bool pool = k == "avg_pool2d" || k == "max_pool2d";
     if (pool && !s8 && (std::isfinite(lo) || std::isfinite(hi))) {  // float pools take no bounds
       const int out = op.outputs[0];

@@ -52,6 +52,7 @@ Outcome test_requantize_s8(uint32_t seed, int32_t cases);
 Outcome test_lut_s8(uint32_t seed, int32_t cases);
 Outcome test_avg_pool2d_s8(uint32_t seed, int32_t cases);
 Outcome test_softmax_s8(uint32_t seed, int32_t cases);
+Outcome test_batch_matmul_s8(uint32_t seed, int32_t cases);
 
 struct TierTest {
   const char* name;
@@ -70,6 +71,7 @@ inline constexpr TierTest kTierTests[] = {
     {"lut_s8", &test_lut_s8},
     {"avg_pool2d_s8", &test_avg_pool2d_s8},
     {"softmax_s8", &test_softmax_s8},
+    {"batch_matmul_s8", &test_batch_matmul_s8},
 };
 
 /// A kernel operand over `data` (test buffers; `constant` marks weights and parameters).

@@ -26,10 +26,10 @@ TEST(BatchMatmul, S8AgainstReference) {
     int32_t mult = 0;
     int shift = 0;
     ASSERT_TRUE(quantize_multiplier(0.0001 + rand_int(rng, 0, 1000) / 1e5, &mult, &shift));
-    auto a = random_s8(rng, static_cast<size_t>(bs) * m * k), b = random_s8(rng, static_cast<size_t>(bs) * k * n);
+    auto a = random_s8(rng, static_cast<size_t>(bs) * m * k), b = random_s8(rng, static_cast<size_t>(bs) * n * k);
     std::vector<int8_t> out(static_cast<size_t>(bs) * m * n);
     OpBuilder op;
-    op.in(a.data(), DType::Int8, {bs, m, k}).in(b.data(), DType::Int8, {bs, k, n}).out(out.data(), DType::Int8, {bs, m, n});
+    op.in(a.data(), DType::Int8, {bs, m, k}).in(b.data(), DType::Int8, {bs, n, k}).out(out.data(), DType::Int8, {bs, m, n});
     op.ins[0].constant = op.ins[1].constant = false;
     op.ints = {a_zp, b_zp, o_zp, mult, shift, -128, 127};
     ASSERT_EQ(check_batch_matmul_s8(op.without_data().ctx()), Status::Ok);
@@ -39,7 +39,7 @@ TEST(BatchMatmul, S8AgainstReference) {
         for (int32_t j = 0; j < n; ++j) {
           int64_t acc = 0;
           for (int32_t y = 0; y < k; ++y)
-            acc += (a[(static_cast<size_t>(x) * m + i) * k + y] - a_zp) * (b[(static_cast<size_t>(x) * k + y) * n + j] - b_zp);
+            acc += (a[(static_cast<size_t>(x) * m + i) * k + y] - a_zp) * (b[(static_cast<size_t>(x) * n + j) * k + y] - b_zp);
           ASSERT_EQ(out[(static_cast<size_t>(x) * m + i) * n + j],
                     requantize_to_s8(static_cast<int32_t>(acc), mult, shift, o_zp, -128, 127));
         }
@@ -48,17 +48,17 @@ TEST(BatchMatmul, S8AgainstReference) {
 
 TEST(BatchMatmul, F32AndChecks) {
   std::mt19937 rng(42);
-  auto a = random_f32(rng, 2 * 3 * 4), b = random_f32(rng, 2 * 4 * 5);
+  auto a = random_f32(rng, 2 * 3 * 4), b = random_f32(rng, 2 * 5 * 4);
   std::vector<float> out(2 * 3 * 5);
   OpBuilder op;
-  op.in(a.data(), DType::Float32, {2, 3, 4}).in(b.data(), DType::Float32, {2, 4, 5}).out(out.data(), DType::Float32, {2, 3, 5});
+  op.in(a.data(), DType::Float32, {2, 3, 4}).in(b.data(), DType::Float32, {2, 5, 4}).out(out.data(), DType::Float32, {2, 3, 5});
   ASSERT_EQ(check_batch_matmul_f32(op.ctx()), Status::Ok);
   ASSERT_EQ(run_batch_matmul_f32(op.ctx()), Status::Ok);
   for (int x = 0; x < 2; ++x)
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 5; ++j) {
         double acc = 0;
-        for (int y = 0; y < 4; ++y) acc += a[(x * 3 + i) * 4 + y] * b[(x * 4 + y) * 5 + j];
+        for (int y = 0; y < 4; ++y) acc += a[(x * 3 + i) * 4 + y] * b[(x * 5 + j) * 4 + y];
         EXPECT_NEAR(out[(x * 3 + i) * 5 + j], acc, 1e-5);
       }
   op.outs[0].dims[2] = 4;
@@ -68,10 +68,10 @@ TEST(BatchMatmul, F32AndChecks) {
   EXPECT_EQ(check_batch_matmul_f32(op.ctx()), Status::BadShape);
   int8_t buf[8] = {};
   OpBuilder s8;
-  s8.in(buf, DType::Int8, {1, 1, 40000}).in(buf, DType::Int8, {1, 40000, 1}).out(buf, DType::Int8, {1, 1, 1});
+  s8.in(buf, DType::Int8, {1, 1, 40000}).in(buf, DType::Int8, {1, 1, 40000}).out(buf, DType::Int8, {1, 1, 1});
   s8.ints = {0, 0, 0, 1 << 30, 0, -128, 127};
   EXPECT_EQ(check_batch_matmul_s8(s8.ctx()), Status::BadShape);  // K past 2^15
-  s8.ins[0].dims[2] = s8.ins[1].dims[1] = 8;
+  s8.ins[0].dims[2] = s8.ins[1].dims[2] = 8;
   EXPECT_EQ(check_batch_matmul_s8(s8.ctx()), Status::Ok);
   s8.ints[3] = 7;
   EXPECT_EQ(check_batch_matmul_s8(s8.ctx()), Status::BadQuantization);

@@ -1,9 +1,11 @@
-//===- data_movement_test.cc - Tests of pad, transpose, cat, slice, copy --===//
+//===- data_movement_test.cc - Tests of pad, transpose, cat, slice, spread, copy ===//
 //
 // Byte-moving kernels against index-arithmetic references, for both element sizes, and the
 // checks' rejections.
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include <numeric>
 
@@ -254,6 +256,59 @@ TEST(Slice, RandomS8AndF32) {
       ASSERT_EQ(outf[o], inf[ravel(idx, in_dims)]);
     }
   }
+}
+
+TEST(Spread, RandomS8AndF32) {
+  std::mt19937 rng(74);
+  for (int t = 0; t < 200; ++t) {
+    const int rank = rand_int(rng, 1, 5);
+    const auto in_dims = random_dims(rng, rank);
+    const int axis = rand_int(rng, 0, rank - 1);
+    const int32_t start = rand_int(rng, 0, 3), step = rand_int(rng, 1, 3);
+    auto out_dims = in_dims;
+    out_dims[axis] = start + (in_dims[axis] - 1) * step + 1 + rand_int(rng, 0, 2);
+    auto in8 = random_s8(rng, numel(in_dims));
+    auto inf = random_f32(rng, numel(in_dims));
+    std::vector<int8_t> out8(numel(out_dims));
+    std::vector<float> outf(numel(out_dims));
+    const float fill = 0.25f;
+    int32_t bits;
+    std::memcpy(&bits, &fill, 4);
+    OpBuilder op8, opf;
+    op8.in(in8.data(), DType::Int8, in_dims).out(out8.data(), DType::Int8, out_dims).ints = {axis, start, step, -7};
+    opf.in(inf.data(), DType::Float32, in_dims).out(outf.data(), DType::Float32, out_dims).ints = {axis, start, step, bits};
+    ASSERT_EQ(check_spread(op8.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(check_spread(opf.without_data().ctx()), Status::Ok);
+    ASSERT_EQ(run_spread(op8.ctx()), Status::Ok);
+    ASSERT_EQ(run_spread(opf.ctx()), Status::Ok);
+    for (size_t o = 0; o < out8.size(); ++o) {
+      auto idx = unravel(o, out_dims);
+      const int32_t j = idx[axis] - start;
+      const bool written = j >= 0 && j % step == 0 && j / step < in_dims[axis];
+      idx[axis] = j / step;
+      ASSERT_EQ(out8[o], written ? in8[ravel(idx, in_dims)] : -7);
+      ASSERT_EQ(outf[o], written ? inf[ravel(idx, in_dims)] : fill);
+    }
+  }
+}
+
+TEST(Spread, CheckRejects) {
+  OpBuilder op;
+  int8_t buf[40] = {};
+  op.in(buf, DType::Int8, {2, 2, 4}).out(buf, DType::Int8, {2, 4, 4}).ints = {1, 1, 2, 0};  // rows 1, 3
+  EXPECT_EQ(check_spread(op.ctx()), Status::Ok);
+  op.ints = {1, 2, 2, 0};  // rows 2, 4: past the axis
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 0, 0, 0};
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 0, 2147483647, 0};  // the last position overflows int32
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 0, 1, 128};  // not an int8 fill
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadOpParameter);
+  op.ints = {1, 0, 1};
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadOpSignature);
+  op.ints = {0, 0, 1, 0};  // dims other than the axis differ
+  EXPECT_EQ(check_spread(op.ctx()), Status::BadShape);
 }
 
 TEST(Slice, CheckRejects) {

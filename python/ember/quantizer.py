@@ -52,6 +52,8 @@ _ANNOTATION_KEY = "quantization_annotation"
 
 # --- op tables (targets as they appear in torch.export's default, training-IR graph) -------
 _CONV_OPS = {aten.conv1d.default, aten.conv2d.default, aten.conv1d.padding, aten.conv2d.padding}
+# Filters [in, out / groups, k...]: quantized per output channel along axis 1 (groups of 1).
+_CONV_TRANSPOSE_OPS = {aten.conv_transpose1d.default, aten.conv_transpose2d.input}
 _LINEAR_OPS = {aten.linear.default}
 _BINARY_OPS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
 # Products of two activations (attention): both operands and the result get their own qparams.
@@ -72,7 +74,9 @@ _SHARE_OPS = {aten.reshape.default, aten.view.default, aten._unsafe_view.default
               aten.unsqueeze.default, aten.permute.default, aten.transpose.int, aten.clone.default,
               aten.expand.default, aten.slice.Tensor, aten.select.int, aten.flip.default,
               aten.max_pool1d.default, aten.max_pool2d.default, aten.amax.default, aten.amin.default,
-              aten.constant_pad_nd.default, aten.pad.default}
+              aten.constant_pad_nd.default, aten.pad.default, aten.upsample_nearest1d.vec,
+              aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default, aten.upsample_bilinear2d.vec,
+              aten.upsample_bilinear2d.default}
 # Several results, each a part of the input (in its quantization): the getitem nodes that take
 # them out of the result list carry the shared quantization.
 _SPLIT_OPS = {aten.split.Tensor, aten.split_with_sizes.default, aten.unbind.int}
@@ -109,6 +113,12 @@ def _act_qspec(observer: str) -> QuantizationSpec:
 _WEIGHT_QSPEC = QuantizationSpec(
     dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_channel_symmetric,
     ch_axis=0, observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
+)
+
+
+_WEIGHT_QSPEC_AXIS_1 = QuantizationSpec(
+    dtype=torch.int8, quant_min=-127, quant_max=127, qscheme=torch.per_channel_symmetric,
+    ch_axis=1, observer_or_fake_quant_ctr=PerChannelMinMaxObserver.with_args(eps=2**-12),
 )
 
 
@@ -197,6 +207,8 @@ class EmberQuantizer(Quantizer):
             t = n.target
             if t in _CONV_OPS or t in _LINEAR_OPS:
                 self._annotate_conv_linear(n)
+            elif t in _CONV_TRANSPOSE_OPS:
+                self._annotate_conv_linear(n, _WEIGHT_QSPEC_AXIS_1)
             elif t in _SCALAR_OPS:
                 self._annotate_binary(n)
             elif t in _MATMUL_OPS:
@@ -230,13 +242,15 @@ class EmberQuantizer(Quantizer):
         return self.act_qspec
 
     # --- per-pattern annotators ---------------------------------------------------------------
-    def _annotate_conv_linear(self, n: Node) -> None:
+    def _annotate_conv_linear(self, n: Node, weight_qspec: Optional[QuantizationSpec] = None) -> None:
         x, w = n.args[0], n.args[1]
         bias = n.args[2] if len(n.args) > 2 else n.kwargs.get("bias")
         # Weights must be constants (get_attr) so convert_pt2e folds them to int8 tensors.
         if not _is_float_tensor(x) or not isinstance(w, Node) or w.op != "get_attr":
             return
-        inputs = {x: self._input(x), w: _WEIGHT_QSPEC}
+        if weight_qspec is _WEIGHT_QSPEC_AXIS_1 and (n.args[6] if len(n.args) > 6 else 1) != 1:
+            return  # grouped: axis 1 holds out / groups channels, the bias all of them
+        inputs = {x: self._input(x), w: weight_qspec or _WEIGHT_QSPEC}
         if isinstance(bias, Node):
             if bias.op != "get_attr":
                 return

@@ -1,7 +1,7 @@
 """The real-model suite: architectures as users bring them, written the way torchvision, timm and
 the PyTorch tutorials write them (in-place activations, dropout, chunk, a view/transpose channel
 shuffle, 1-D convolutions and pools, functional pooling and reductions, GRU and LSTM layers,
-attention). Nothing here is shaped
+attention, transposed convolutions and upsampling). Nothing here is shaped
 for Ember. Weights are seeded (``_common.init_model``); class counts are a user's (6 to 12), so
 the models are the sizes that run on a microcontroller.
 
@@ -407,6 +407,28 @@ class TransformerClassifier(nn.Module):
         return self.fc(self.norm(x.mean(1)))
 
 
+# --- A convolutional autoencoder (the PyTorch tutorials' denoising autoencoder) --------------
+class ConvAutoencoder(nn.Module):
+    """Grayscale 64x64 -> 8x8x64 code -> 64x64: strided convolutions down; transposed
+    convolutions and a bilinear upsampling up; a sigmoid image out."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(
+            nn.Conv2d(1, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU(inplace=True),
+            nn.Conv2d(32, 64, 3, stride=2, padding=1), nn.ReLU(inplace=True))
+        self.decoder = nn.Sequential(
+            nn.ConvTranspose2d(64, 32, 3, stride=2, padding=1, output_padding=1), nn.BatchNorm2d(32),
+            nn.ReLU(inplace=True),
+            nn.ConvTranspose2d(32, 16, 3, stride=2, padding=1, output_padding=1), nn.ReLU(inplace=True),
+            nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+            nn.Conv2d(16, 1, 3, padding=1), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
 class MobileNetV2LRN(MobileNetV2):
     """MobileNetV2 with AlexNet's local response normalisation after its features: an op with no
     int8 form, which runs in float inside the int8 program."""
@@ -450,5 +472,7 @@ ENTRIES = {
     "lstm_kws": _entry(LSTMKWS, _MFCC49, lambda m: m.fc),
     "transformer": _entry(TransformerClassifier, _FRAMES, lambda m: m.fc),
     "mobilenet_v2_lrn": _entry(MobileNetV2LRN, partial(_images, 96), lambda m: m.classifier[-1]),
+    "conv_autoencoder": _entry(ConvAutoencoder, lambda: as_samples(smooth_noise(
+        torch.Generator().manual_seed(5), 16, (1, 64, 64), (8, 8))), lambda m: None),
 }
 SUITE = tuple(ENTRIES)
