@@ -93,10 +93,11 @@ def make_case(op: str, seed: int):
         return nn.Softmax(dim=-1), (torch.randn(1, rng.randint(2, 30)) * rng.choice([1, 4]),)
     if op == "softmax_channels":  # over the channels of a channels-last activation
         return nn.Sequential(nn.Conv2d(s[1], rng.randint(2, 12), 1), nn.Softmax(dim=1)), (torch.randn(s),)
-    if op in ("sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu", "relu", "relu6"):
+    if op in ("sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu", "relu", "relu6", "leaky_relu", "elu"):
         fn = {"sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "hardswish": nn.Hardswish(),
               "hardsigmoid": nn.Hardsigmoid(), "gelu": nn.GELU(), "silu": nn.SiLU(),
-              "relu": nn.ReLU(), "relu6": nn.ReLU6()}[op]
+              "relu": nn.ReLU(), "relu6": nn.ReLU6(), "leaky_relu": nn.LeakyReLU(rng.choice([0.01, 0.2])),
+              "elu": nn.ELU(rng.choice([1.0, 0.5]))}[op]
         # Alone on the (quantized) model input: a standalone int8 op, a lookup table.
         return fn, (torch.randn(s) * 3,)
     if op == "scalar_arith":
@@ -132,6 +133,11 @@ def make_case(op: str, seed: int):
         up = rng.choice([nn.Upsample(scale_factor=rng.choice([2, 3]), mode=mode, align_corners=align),
                          nn.Upsample(size=(2 * s[2] + 1, s[3] + 3), mode="bilinear", align_corners=align or False)])
         return nn.Sequential(nn.Conv2d(s[1], 4, 1), up), (torch.randn(s),)
+    if op == "adaptive_pool":
+        size = (rng.randint(1, s[2] + 2), rng.randint(1, s[3]))  # windows of unequal sizes, overlapping
+        pool = rng.choice([nn.AdaptiveAvgPool2d(size), nn.AdaptiveMaxPool2d(size),
+                           Lambda(lambda x: F.adaptive_avg_pool1d(x.flatten(2), 5))])
+        return nn.Sequential(nn.Conv2d(s[1], 4, 1), pool), (torch.randn(s),)
     if op == "softmax_any_axis":
         dim = rng.choice([0, 1, 2])
         return Lambda(lambda x: torch.softmax(x * 3, dim=dim)), (torch.randn(rng.randint(2, 5), rng.randint(2, 6), 4),)
@@ -141,7 +147,7 @@ def make_case(op: str, seed: int):
 OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
        "global_avg_pool", "softmax", "softmax_channels", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
        "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad", "conv_transpose2d",
-       "conv_transpose1d", "upsample", "softmax_any_axis"]
+       "conv_transpose1d", "upsample", "softmax_any_axis", "leaky_relu", "elu", "adaptive_pool"]
 
 
 # Seeds 2 and 3 make every input non-negative / non-positive, so the input zero point sits at the
@@ -167,7 +173,8 @@ def test_op_matches_pytorch_reference(op, seed):
 
 
 @pytest.mark.parametrize("seed", range(CASES))
-@pytest.mark.parametrize("op", ["conv_transpose2d", "conv_transpose1d", "upsample", "softmax_any_axis"])
+@pytest.mark.parametrize("op", ["conv_transpose2d", "conv_transpose1d", "upsample", "softmax_any_axis", "leaky_relu",
+                                "elu", "adaptive_pool"])
 def test_float_program_matches_eager(op, seed):
     """The same ops compiled without quantization, on the float kernels."""
     module, inputs = make_case(op, seed)

@@ -214,6 +214,11 @@ class LayoutPass {
       }
     }
     if (op.kind == "cat" || op.kind == "slice" || op.kind == "spread") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
+    if (op.kind == "adaptive_pool") {
+      Ints flags(4, 0);
+      for (size_t d = 0; d < rank; ++d) flags[cl_dim(d, rank)] = op.ints_attr("axes")[d];
+      op.attrs["axes"] = flags;
+    }
     if (op.kind == "resize")
       op.attrs["axes"] = Ints{cl_dim(op.ints_attr("axes")[0], rank), cl_dim(op.ints_attr("axes")[1], rank)};
     if (op.kind == "pad") {

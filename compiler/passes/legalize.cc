@@ -86,6 +86,17 @@ class Legalizer {
       op.attrs = {{"approximate", int64_t{tanh ? 1 : 0}}};
       return emit(std::move(op));
     }
+    if (name == "aten.leaky_relu") {
+      op.kind = "leaky_relu";
+      op.attrs = {{"slope", op.has("negative_slope") ? op.f("negative_slope") : 0.01}};
+      return emit(std::move(op));
+    }
+    if (name == "aten.elu") {
+      op.kind = "elu";
+      op.attrs = {{"alpha", op.has("alpha") ? op.f("alpha") : 1.0}, {"scale", op.has("scale") ? op.f("scale") : 1.0},
+                  {"input_scale", op.has("input_scale") ? op.f("input_scale") : 1.0}};
+      return emit(std::move(op));
+    }
     if (auto it = kRenames.find(name); it != kRenames.end()) {
       if ((it->second == "add" || it->second == "sub") && op.has("alpha") && op.f("alpha") != 1.0)
         return fail(op, "alpha != 1 is not supported");
@@ -134,7 +145,8 @@ class Legalizer {
     if (name == "aten.upsample_nearest1d" || name == "aten.upsample_nearest2d" || name == "aten.upsample_bilinear2d")
       return resize(op, name == "aten.upsample_bilinear2d");
     if (name == "aten.max_pool1d" || name == "aten.avg_pool1d") return pool1d(op, name == "aten.max_pool1d");
-    if (name == "aten.adaptive_avg_pool1d") return adaptive_avg_pool(op, 1);
+    if (name == "aten.adaptive_avg_pool1d" || name == "aten.adaptive_max_pool1d")
+      return adaptive_pool(op, 1, name == "aten.adaptive_max_pool1d");
     if (name == "aten.relu") return clamp(op, 0.0, INFINITY);
     if (name == "aten.relu6") return clamp(op, 0.0, 6.0);
     if (name == "aten.hardtanh")
@@ -144,7 +156,8 @@ class Legalizer {
     if (name == "aten.avg_pool2d") return avg_pool2d(op);
     if (name == "aten.max_pool2d") return max_pool2d(op);
     if (name == "aten.avg_pool3d") return avg_pool3d(op);
-    if (name == "aten.adaptive_avg_pool2d") return adaptive_avg_pool(op, 2);
+    if (name == "aten.adaptive_avg_pool2d" || name == "aten._adaptive_avg_pool2d" || name == "aten.adaptive_max_pool2d")
+      return adaptive_pool(op, 2, name == "aten.adaptive_max_pool2d");
     if (name == "aten.mean" || name == "aten.sum" || name == "aten.amax" || name == "aten.amin")
       return reduce(op, name.substr(5));
     if (name == "aten.softmax" || name == "aten._softmax") {
@@ -412,21 +425,35 @@ class Legalizer {
     return pool;
   }
 
-  // adaptive_avg_pool1d/2d: a pool with windows input / output when the output divides the
-  // input (PyTorch's windows are then equal and disjoint).
-  void adaptive_avg_pool(Op& op, size_t n) {
+  // adaptive_{avg,max}_pool1d/2d: a pool with windows input / output when the output divides
+  // the input (PyTorch's windows are then equal and disjoint), else adaptive_pool.
+  void adaptive_pool(Op& op, size_t n, bool max) {
+    if (op.outputs.size() > 1) {  // adaptive_max_pool's indices
+      if (!g_.users(op.outputs[1]).empty() || g_.is_graph_output(op.outputs[1]))
+        return fail(op, "the indices of a max pool are not supported");
+      op.outputs.resize(1);
+    }
     const Tensor& x = in(op, 0);
     const Tensor& y = g_.tensors[op.outputs[0]];
     if (x.shape.size() != 2 + n) return fail(op, "expects a " + std::to_string(2 + n) + "-D input");
-    Ints kernel(2, 1);
+    Ints kernel(2, 1), flags(2 + n, 0);
+    bool divides = true;
     for (size_t d = 0; d < n; ++d) {
-      if (x.shape[2 + d] % y.shape[2 + d]) return fail(op, "output size must divide the input size");
-      kernel[d] = x.shape[2 + d] / y.shape[2 + d];
+      divides &= x.shape[2 + d] % y.shape[2 + d] == 0;
+      kernel[d] = x.shape[2 + d] / std::max<int64_t>(1, y.shape[2 + d]);
+      flags[2 + d] = 1;
     }
-    op.kind = "avg_pool2d";
+    op.inputs.resize(1);
+    if (!divides) {
+      op.kind = "adaptive_pool";
+      op.attrs = {{"function", int64_t{max ? 1 : 0}}, {"axes", flags}};
+      return emit(std::move(op));
+    }
+    op.kind = max ? "max_pool2d" : "avg_pool2d";
     op.attrs.clear();
     pool_common(op, kernel, kernel, Ints{0, 0});
-    op.attrs["count_include_pad"] = int64_t{1};
+    if (max) op.attrs["dilation"] = Ints{1, 1};
+    else op.attrs["count_include_pad"] = int64_t{1};
     emit(std::move(op));
   }
 

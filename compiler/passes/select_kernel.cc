@@ -167,6 +167,9 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     } else if (k == "slice") {
       name = "slice";
       op.ints = {n(op, "dim"), n(op, "start"), n(op, "step")};
+    } else if (k == "adaptive_pool") {
+      name = "adaptive_pool" + suffix;
+      op.ints = concat({n(op, "function")}, int_vector(op.ints_attr("axes")));
     } else if (k == "resize") {
       name = op.i("mode") == 0 ? "resize_nearest" : "resize_bilinear" + suffix;
       if (op.i("mode") == 1) op.ints = {at(op, "axes", 0), at(op, "axes", 1), n(op, "align_corners")};
@@ -205,6 +208,9 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
       name = k + "_f32";
       if (k == "gelu") op.ints = {n(op, "approximate")};
       if (k == "clamp") op.floats = {static_cast<float>(op.f("min")), static_cast<float>(op.f("max"))};
+      if (k == "leaky_relu") op.floats = {static_cast<float>(op.f("slope"))};
+      if (k == "elu") op.floats = {static_cast<float>(op.f("alpha")), static_cast<float>(op.f("scale")),
+                                   static_cast<float>(op.f("input_scale"))};
     }
     op.kernel = name.empty() ? -1 : kernel_id(name);
     if (op.kernel < 0) {

@@ -30,6 +30,9 @@ inline float apply_unary(const Op& op, float x) {
   if (op.has("scalar")) return apply_scalar(op, x);
   if (op.kind == "clamp")
     return static_cast<float>(std::min(std::max(static_cast<double>(x), op.f("min")), op.f("max")));
+  const auto f = [&](const char* key) { return static_cast<float>(op.f(key)); };
+  if (op.kind == "leaky_relu") return kernels::leaky_relu_value(x, f("slope"));
+  if (op.kind == "elu") return kernels::elu_value(x, f("alpha"), f("scale"), f("input_scale"));
   const OpInfo* info = op_info(op.kind);
   if (info == nullptr || !info->has_fn) return x;
   const bool tanh_gelu = op.kind == "gelu" && op.i("approximate");

@@ -50,6 +50,12 @@ void unary_f32(UnaryOp op, size_t count, const float* input, float* output) {
   for (size_t i = 0; i < count; ++i) output[i] = unary_op_f32(op, input[i]);
 }
 
+float leaky_relu_value(float x, float slope) { return x > 0.0f ? x : x * slope; }
+
+float elu_value(float x, float alpha, float scale, float input_scale) {
+  return x > 0.0f ? x * scale : expm1f(x * input_scale) * (alpha * scale);
+}
+
 void clamp_f32(size_t count, float lo, float hi, const float* input, float* output) {
   for (size_t i = 0; i < count; ++i) output[i] = clamp_float(input[i], lo, hi);
 }
@@ -107,6 +113,24 @@ rt::Status check_clamp_f32(const rt::OpContext& c) {
 rt::Status run_clamp_f32(const rt::OpContext& c) {
   clamp_f32(c.in(0).num_elements(), c.floats[0], c.floats[1], c.in(0).as<const float>(),
             c.out(0).as<float>());
+  return Status::Ok;
+}
+
+rt::Status check_leaky_relu_f32(const rt::OpContext& c) { return check_unary(c, 0, 1); }
+
+rt::Status run_leaky_relu_f32(const rt::OpContext& c) {
+  const float* in = c.in(0).as<const float>();
+  float* out = c.out(0).as<float>();
+  for (size_t i = 0; i < c.in(0).num_elements(); ++i) out[i] = leaky_relu_value(in[i], c.floats[0]);
+  return Status::Ok;
+}
+
+rt::Status check_elu_f32(const rt::OpContext& c) { return check_unary(c, 0, 3); }
+
+rt::Status run_elu_f32(const rt::OpContext& c) {
+  const float* in = c.in(0).as<const float>();
+  float* out = c.out(0).as<float>();
+  for (size_t i = 0; i < c.in(0).num_elements(); ++i) out[i] = elu_value(in[i], c.floats[0], c.floats[1], c.floats[2]);
   return Status::Ok;
 }
 

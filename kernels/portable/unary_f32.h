@@ -25,6 +25,11 @@ enum class UnaryOp : uint8_t {
 /// min(max(x+3,0),6)/6; silu x/(1+expf(-x)); mish x*tanhf(log1pf(expf(x))); gelu as above.
 float unary_op_f32(UnaryOp op, float x);
 
+/// The parametric activations, as PyTorch's CPU kernels write them: leaky_relu
+/// x > 0 ? x : x * slope; elu x > 0 ? x * scale : expm1f(x * input_scale) * alpha * scale.
+float leaky_relu_value(float x, float slope);
+float elu_value(float x, float alpha, float scale, float input_scale);
+
 /// out[i] = f(in[i]) for i < count. in and out may be the same buffer.
 void unary_f32(UnaryOp op, size_t count, const float* input, float* output);
 
@@ -33,6 +38,7 @@ void clamp_f32(size_t count, float lo, float hi, const float* input, float* outp
 
 /// The adapters check_<op>_f32/run_<op>_f32 (declared in kernels/kernels.h from kernels.def):
 /// input (float32) -> output (float32, input's shape). gelu_f32 ints: approximate (0 none,
-/// 1 tanh). clamp_f32 floats: min <= max (relu: 0, +inf; relu6: 0, 6).
+/// 1 tanh). clamp_f32 floats: min <= max (relu: 0, +inf; relu6: 0, 6). leaky_relu_f32 floats:
+/// slope; elu_f32 floats: alpha, scale, input_scale.
 
 }  // namespace ember::kernels

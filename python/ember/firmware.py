@@ -545,9 +545,14 @@ def _parse(result: QemuResult) -> None:
 STACK_BUDGET = 2048
 
 # Flash bytes the verifier (flash_breakdown's "verifier") may take on the Cortex-M55 without
-# messages (EMBER_NO_LOG); tests/test_device_discipline.py fails above it. The measured figure is
-# on docs/results.md; 4 KiB was the aim until the region-size check.
-VERIFIER_FLASH_BUDGET = 4160
+# messages (EMBER_NO_LOG): 4,000 B of code, plus its tables' 3 B per kernels.def row (a packed
+# signature and an in-place rule, runtime/op_signatures.h), which grow with every kernel;
+# tests/test_device_discipline.py fails above it. The measured figure is on docs/results.md.
+VERIFIER_CODE_BUDGET = 4000
+
+
+def verifier_flash_budget() -> int:
+    return VERIFIER_CODE_BUDGET + 3 * len(_ember.kernels())
 
 
 def static_stack(target: str, variant: str = "") -> dict:

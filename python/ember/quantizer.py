@@ -78,8 +78,10 @@ _SHARE_OPS = {aten.reshape.default, aten.view.default, aten._unsafe_view.default
               aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default, aten.upsample_bilinear2d.vec,
               aten.upsample_bilinear2d.default}
 # Several results, each a part of the input (in its quantization): the getitem nodes that take
-# them out of the result list carry the shared quantization.
-_SPLIT_OPS = {aten.split.Tensor, aten.split_with_sizes.default, aten.unbind.int}
+# them out of the result list carry the shared quantization (an adaptive max pool's values; its
+# indices are no float tensor).
+_SPLIT_OPS = {aten.split.Tensor, aten.split_with_sizes.default, aten.unbind.int,
+              aten.adaptive_max_pool1d.default, aten.adaptive_max_pool2d.default}
 _CAT_OPS = {aten.cat.default, aten.concat.default, aten.stack.default}
 # Own output quantization (a sum's range is not its input's).
 _REDUCE_OPS = {aten.sum.dim_IntList, aten.sum.default}
@@ -294,7 +296,7 @@ class EmberQuantizer(Quantizer):
             return
         _mark(n, {x: self._input(x)}, None)
         for user in n.users:
-            if user.op == "call_function" and user.target is operator.getitem:
+            if user.op == "call_function" and user.target is operator.getitem and _is_float_tensor(user):
                 _mark(user, {}, SharedQuantizationSpec((x, n)))
 
     def _annotate_cat(self, n: Node) -> None:
