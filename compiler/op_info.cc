@@ -7,7 +7,7 @@ namespace {
 
 #define Fn(f) true, kernels::UnaryOp::f
 #define NoFn false, kernels::UnaryOp::Neg
-#define EMBER_OP(kind, traits, aten, fn) {#kind, static_cast<uint8_t>(traits), aten, fn},
+#define EMBER_OP(kind, traits, aten, fn, kernels) {#kind, static_cast<uint8_t>(traits), aten, fn, kernels},
 constexpr OpInfo kOps[] = {
 #include "compiler/ops.def"
 };

@@ -46,6 +46,7 @@ struct OpInfo {
   const char* aten;  // renamed one for one by legalize; "" when legalize builds the op
   bool has_fn;       // a Unary op's float function is `fn`
   kernels::UnaryOp fn;
+  const char* kernels;  // the kernels.def kernels it runs on, space-separated
 
   bool is(OpTrait t) const { return (traits & t) != 0; }
 };

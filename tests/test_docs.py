@@ -54,6 +54,25 @@ def test_results_page_is_what_the_json_gives():
         "docs/results.json --md docs/results.md` (or measure again with the command on the page)")
 
 
+def test_ops_page_is_what_the_tables_give():
+    from ember.ops_table import markdown
+
+    assert (ROOT / "docs" / "ops.md").read_text() == markdown(), (
+        "docs/ops.md differs from the op tables: run `python3 -m ember.ops_table > docs/ops.md`")
+
+
+def test_ops_page_names_only_known_ops_and_kernels():
+    """Every Ember op the aten table names is in ops.def, and every kernel ops.def names is in
+    kernels.def; every kernel belongs to some op."""
+    from ember import _ember
+
+    ops = {op["kind"]: op for op in _ember.ops()}
+    kernels = {k["name"] for k in _ember.kernels()}
+    assert {row["op"] for row in _ember.aten_ops()} - {""} <= set(ops)
+    claimed = {k for op in ops.values() for k in op["kernels"].split()}
+    assert claimed == kernels, (claimed - kernels, kernels - claimed)
+
+
 def test_results_cover_the_bench_and_match_the_host():
     report = _results()
     pairs = {(r["model"], r["target"]) for r in report["results"] if r.get("plan") == "default"}
@@ -90,10 +109,10 @@ def test_readme_demo_figures_are_the_results_pages():
 
 def test_bench_figures_only_on_the_results_page():
     """Instruction counts and MACs per instruction are the bench's: other pages link to
-    docs/results.md instead of copying them (docs/history.md keeps findings as deltas)."""
+    docs/results.md instead of copying them."""
     figure = re.compile(r"\b\d{1,3}(,\d{3})+\s+instructions\b|\b\d+\.\d+\s+MACs?/instr")
     for page in PAGES:
-        if page.name in ("results.md", "history.md"):
+        if page.name == "results.md":
             continue
         text = page.read_text()
         if page.name == "README.md":

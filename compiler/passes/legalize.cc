@@ -42,9 +42,22 @@ Ints int_list(const Op& op, const std::string& key, size_t n, int64_t fill) {
   return expand(op.ints_attr(key), n, fill);
 }
 
-const std::set<std::string> kAliases = {
-    "aten.clone", "aten.contiguous", "aten.dropout", "aten.alias", "aten.detach",
-    "aten.lift_fresh_copy", "aten.feature_dropout", "aten.alpha_dropout"};
+enum class How { Alias, View, Rule };
+
+// compiler/aten_ops.def: each accepted aten op and how legalize takes it.
+const std::map<std::string, How>& aten_ops() {
+  static const std::map<std::string, How> ops = {
+#define EMBER_ATEN(aten, how, op, note) {aten, How::how},
+#include "compiler/aten_ops.def"
+#undef EMBER_ATEN
+  };
+  return ops;
+}
+
+bool is(const std::string& name, How how) {
+  const auto it = aten_ops().find(name);
+  return it != aten_ops().end() && it->second == how;
+}
 
 class Legalizer {
  public:
@@ -53,7 +66,7 @@ class Legalizer {
   Status run() {
     // Aliases first, while every reader is still in g_.ops.
     for (Op& op : g_.ops)
-      if (kAliases.count(base_name(op.kind))) alias(op);
+      if (is(base_name(op.kind), How::Alias)) alias(op);
     std::vector<Op> ops = std::move(g_.ops);
     g_.ops.clear();
     for (Op& op : ops) legalize(op);
@@ -75,10 +88,9 @@ class Legalizer {
         if (*ops[i].aten != '\0') renames[ops[i].aten] = ops[i].kind;
       return renames;
     }();
-    static const std::map<std::string, std::string> kViews = {
-        {"aten.view", ""}, {"aten.reshape", ""}, {"aten._unsafe_view", ""},
-        {"aten.flatten", ""}, {"aten.squeeze", ""}, {"aten.unsqueeze", ""},
-        {"aten.view_copy", ""}, {"aten.expand_dims", ""}};
+    const bool quant = name.rfind("quantized_decomposed.", 0) == 0;
+    if (!quant && !kRenames.count(name) && !aten_ops().count(name))
+      return fail(op, "unsupported op '" + op.kind + "': Ember has no kernel for it");
 
     if (name == "aten.gelu") {
       const bool tanh = op.has("approximate") && op.s("approximate") == "tanh";
@@ -115,8 +127,8 @@ class Legalizer {
       op.attrs.clear();
       return emit(std::move(op));
     }
-    if (kViews.count(name)) return reshape(op);
-    if (kAliases.count(name)) return;  // rewired in run()
+    if (is(name, How::View)) return reshape(op);
+    if (is(name, How::Alias)) return;  // rewired in run()
     if (name == "aten.conv_transpose1d" || name == "aten.conv_transpose2d" ||
         (name == "aten.convolution" && op.has("transposed") && op.i("transposed")))
       return conv_transpose(op);

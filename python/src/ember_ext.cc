@@ -187,8 +187,22 @@ NB_MODULE(_ember, m) {
         if (ops[i].is(t.trait)) traits.append(t.name);
       nb::dict row;
       row["kind"] = ops[i].kind, row["traits"] = traits, row["aten"] = ops[i].aten;
+      row["kernels"] = ops[i].kernels;
       rows.append(row);
     }
+    return rows;
+  });
+  // compiler/aten_ops.def, row by row.
+  m.def("aten_ops", [] {
+    nb::list rows;
+    auto add = [&](const char* aten, const char* how, const char* op, const char* note) {
+      nb::dict row;
+      row["aten"] = aten, row["how"] = how, row["op"] = op, row["note"] = note;
+      rows.append(row);
+    };
+#define EMBER_ATEN(aten, how, op, note) add(aten, #how, op, note);
+#include "compiler/aten_ops.def"
+#undef EMBER_ATEN
     return rows;
   });
   // {id: (value, message)} for every status code (runtime/status.def).
