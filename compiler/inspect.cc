@@ -1,6 +1,10 @@
 //===- inspect.cc - A program file as JSON, for `ember inspect` -----------===//
+//
+// Built with nlohmann::json (ordered: keys in the order written here).
 
 #include "compiler/inspect.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,37 +17,32 @@ namespace ember::compiler {
 namespace fb = ember::schema;
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 // Names come from the file: a byte outside printable ASCII reads as the text \xNN (as in the
 // runtime's messages), so the JSON is valid UTF-8 and printing a name sends no control codes.
-std::string quote(const std::string& s) {
-  std::string out = "\"";
+std::string printable(const std::string& s) {
+  std::string out;
   for (char c : s) {
     const unsigned char b = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\', out += c;
-    } else if (b < 0x20 || b >= 0x7f) {
+    if (b < 0x20 || b >= 0x7f) {
       char buf[8];
-      std::snprintf(buf, sizeof buf, "\\\\x%02x", b);
+      std::snprintf(buf, sizeof buf, "\\x%02x", b);
       out += buf;
     } else {
       out += c;
     }
   }
-  return out + "\"";
+  return out;
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
+// A flatbuffers vector as a JSON array of item(element).
 template <typename V, typename F>
-std::string list(const V* v, F item) {
-  std::string out = "[";
+Json list(const V* v, F item) {
+  Json out = Json::array();
   if (v)
-    for (size_t i = 0; i < v->size(); ++i) out += (i ? ", " : "") + item(v->Get(static_cast<flatbuffers::uoffset_t>(i)));
-  return out + "]";
+    for (size_t i = 0; i < v->size(); ++i) out.push_back(item(v->Get(static_cast<flatbuffers::uoffset_t>(i))));
+  return out;
 }
 
 const char* dtype_str(fb::DType d) {
@@ -62,12 +61,6 @@ std::vector<int32_t> shape_of(const fb::Tensor& t) {
   std::vector<int32_t> shape;
   for (uint32_t d = 0; d < t.rank() && d < t.dims()->size(); ++d) shape.push_back(t.dims()->Get(d));
   return shape;
-}
-
-std::string dims_json(const fb::Tensor& t) {
-  std::string out = "[";
-  for (int32_t d : shape_of(t)) out += (out.size() > 1 ? ", " : "") + std::to_string(d);
-  return out + "]";
 }
 
 // The NUL-ended entries of tensor_names, split once so a lookup is constant time (a lookup that
@@ -90,18 +83,18 @@ const std::string& name_of(const Names& names, int32_t t) {
   return t < 0 || static_cast<size_t>(t) >= names.size() ? kNone : names[static_cast<size_t>(t)];
 }
 
-std::string io(const fb::Program& p, const Names& names, int32_t index) {
-  if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return "null";
+Json io(const fb::Program& p, const Names& names, int32_t index) {
+  if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return nullptr;
   const fb::Tensor* t = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
-  std::string out = "{\"name\": " + quote(name_of(names, index)) + ", \"shape\": " + dims_json(*t) +
-                    ", \"dtype\": " + quote(dtype_str(t->dtype())) +
-                    ", \"layout\": " + quote(t->layout() == fb::Layout::Nchw ? "nchw_as_nhwc"
-                                                     : t->layout() == fb::Layout::Ncl ? "ncl_as_nl1c" : "as_model");
-  if (t->scale() != 0)
-    out += ", \"scale\": " + number(t->scale()) + ", \"zero_point\": " + std::to_string(t->zero_point());
-  else
-    out += ", \"scale\": null, \"zero_point\": null";
-  return out + "}";
+  const bool quantized = t->scale() != 0;
+  return Json{{"name", printable(name_of(names, index))},
+              {"shape", shape_of(*t)},
+              {"dtype", dtype_str(t->dtype())},
+              {"layout", t->layout() == fb::Layout::Nchw  ? "nchw_as_nhwc"
+                         : t->layout() == fb::Layout::Ncl ? "ncl_as_nl1c"
+                                                          : "as_model"},
+              {"scale", quantized ? Json(t->scale()) : Json(nullptr)},
+              {"zero_point", quantized ? Json(t->zero_point()) : Json(nullptr)}};
 }
 
 // Multiply-accumulates of one op: convolutions and fully connected layers only (the counting
@@ -140,34 +133,31 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
     return "";
   }
   const Names names = split_names(p);
-  auto tensor_name = [&](int32_t t) {
-    return t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()
-               ? std::string("null") : quote(name_of(names, t));
-  };
-  auto tensor_shape = [&](int32_t t) {
-    if (t < 0 || static_cast<flatbuffers::uoffset_t>(t) >= p.tensors()->size()) return std::string("null");
-    return dims_json(*p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t)));
-  };
-  std::string ops = list(p.ops(), [&](const fb::Op* op) {
+  const int32_t num_tensors = static_cast<int32_t>(p.tensors()->size());
+  const int32_t num_ops = static_cast<int32_t>(p.ops()->size());
+  auto tensor = [&](int32_t t) { return t >= 0 && t < num_tensors ? p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t)) : nullptr; };
+  auto tensor_name = [&](int32_t t) { return tensor(t) ? Json(printable(name_of(names, t))) : Json(nullptr); };
+  auto tensor_shape = [&](int32_t t) { return tensor(t) ? Json(shape_of(*tensor(t))) : Json(nullptr); };
+  auto id = [](int32_t t) { return Json(t); };
+  Json ops = list(p.ops(), [&](const fb::Op* op) {
     const std::string source = str(op->source());
     const KernelInfo* info = kernel_info(op->kernel());
     const std::string kernel = info ? info->name : "unknown";
-    return "{\"op\": " + quote(source.substr(0, source.find(' '))) +
-           ", \"kernel\": " + quote(kernel) + ", \"kernel_note\": " + quote(str(op->kernel_note())) +
-           ", \"macs\": " + std::to_string(op_macs(p, *op, kernel)) +
-           ", \"inputs\": " + list(op->inputs(), tensor_name) +
-           ", \"outputs\": " + list(op->outputs(), tensor_name) +
-           ", \"input_ids\": " + list(op->inputs(), [](int32_t t) { return std::to_string(t); }) +
-           ", \"output_ids\": " + list(op->outputs(), [](int32_t t) { return std::to_string(t); }) +
-           ", \"input_shapes\": " + list(op->inputs(), tensor_shape) +
-           ", \"ints\": " + list(op->ints(), [](int32_t v) { return std::to_string(v); }) +
-           ", \"rows_bottom_up\": " + (op->rows_bottom_up() ? "true" : "false") +
-           ", \"source\": " + quote(source) + "}";
+    return Json{{"op", printable(source.substr(0, source.find(' ')))},
+                {"kernel", kernel},
+                {"kernel_note", printable(str(op->kernel_note()))},
+                {"macs", op_macs(p, *op, kernel)},
+                {"inputs", list(op->inputs(), tensor_name)},
+                {"outputs", list(op->outputs(), tensor_name)},
+                {"input_ids", list(op->inputs(), id)},
+                {"output_ids", list(op->outputs(), id)},
+                {"input_shapes", list(op->inputs(), tensor_shape)},
+                {"ints", list(op->ints(), id)},
+                {"rows_bottom_up", op->rows_bottom_up()},
+                {"source", printable(source)}};
   });
   // Every arena tensor with its place and lifetime (ops that touch it; inputs from op 0,
   // outputs through the last op). A view shares its source's bytes: view_of names it.
-  const int32_t num_tensors = static_cast<int32_t>(p.tensors()->size());
-  const int32_t num_ops = static_cast<int32_t>(p.ops()->size());
   std::vector<int32_t> first(num_tensors, -1), last(num_tensors, -1);
   auto touch = [&](int32_t t, int32_t k) {
     if (t < 0 || t >= num_tensors) return;
@@ -183,45 +173,44 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
       for (int32_t t : *op->outputs()) touch(t, k);
   }
   for (int32_t t : *p.outputs()) touch(t, std::max(0, num_ops - 1));
-  std::string buffers = "[";
+  Json buffers = Json::array();
   for (int32_t t = 0; t < num_tensors; ++t) {
-    const fb::Tensor* x = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t));
+    const fb::Tensor* x = tensor(t);
     if (x->storage() != fb::Storage::Arena) continue;
     uint64_t bytes = x->dtype() == fb::DType::Int8 ? 1 : 4;
     for (int32_t d : shape_of(*x)) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
     const std::string region = x->region() < p.regions()->size() ? str(p.regions()->Get(x->region())->name()) : "?";
-    if (buffers.size() > 1) buffers += ", ";
-    buffers += "{\"tensor\": " + std::to_string(t) + ", \"name\": " + quote(name_of(names, t)) +
-               ", \"shape\": " + dims_json(*x) +
-               ", \"dtype\": " + quote(dtype_str(x->dtype())) + ", \"region\": " + quote(region) +
-               ", \"offset\": " + std::to_string(x->offset()) + ", \"bytes\": " + std::to_string(bytes) +
-               ", \"first_op\": " + std::to_string(first[t]) + ", \"last_op\": " + std::to_string(last[t]) +
-               ", \"view_of\": " + std::to_string(x->view_of()) + "}";
+    buffers.push_back(Json{{"tensor", t}, {"name", printable(name_of(names, t))}, {"shape", shape_of(*x)},
+                           {"dtype", dtype_str(x->dtype())}, {"region", printable(region)},
+                           {"offset", x->offset()}, {"bytes", bytes}, {"first_op", first[t]},
+                           {"last_op", last[t]}, {"view_of", x->view_of()}});
   }
-  buffers += "]";
   uint64_t arena = 0;
-  std::string regions = list(p.regions(), [&](const fb::Region* r) {
+  Json regions = list(p.regions(), [&](const fb::Region* r) {
     arena += r->size();
-    return "{\"name\": " + quote(str(r->name())) + ", \"bytes\": " + std::to_string(r->size()) + "}";
+    return Json{{"name", printable(str(r->name()))}, {"bytes", r->size()}};
   });
   const int peak = p.peak_op();
-  const std::string peak_op = peak >= 0 && static_cast<flatbuffers::uoffset_t>(peak) < p.ops()->size()
-                                  ? quote(str(p.ops()->Get(static_cast<flatbuffers::uoffset_t>(peak))->source()))
-                                  : "null";
-  std::string kernels = list(p.kernels(), [](uint16_t k) {
+  const Json peak_op = peak >= 0 && peak < num_ops
+                           ? Json(printable(str(p.ops()->Get(static_cast<flatbuffers::uoffset_t>(peak))->source())))
+                           : Json(nullptr);
+  Json kernels = list(p.kernels(), [](uint16_t k) {
     const KernelInfo* info = kernel_info(k);
-    return quote(info ? info->name : "unknown");
+    return Json(info ? info->name : "unknown");
   });
-  return "{\"version\": " + std::to_string(p.version()) + ", \"target\": " + quote(str(p.target())) +
-         ", \"file_bytes\": " + std::to_string(size) +
-         ", \"constant_bytes\": " + std::to_string(p.constant_data() ? p.constant_data()->size() : 0) +
-         ", \"num_tensors\": " + std::to_string(p.tensors()->size()) +
-         ", \"inputs\": " + list(p.inputs(), [&](int32_t t) { return io(p, names, t); }) +
-         ", \"outputs\": " + list(p.outputs(), [&](int32_t t) { return io(p, names, t); }) +
-         ", \"memory\": {\"regions\": " + regions + ", \"arena_bytes\": " + std::to_string(arena) +
-         ", \"lower_bound_bytes\": " + std::to_string(p.lower_bound()) + ", \"peak_op\": " + peak_op +
-         ", \"peak_op_index\": " + std::to_string(peak) + ", \"buffers\": " + buffers + "}" +
-         ", \"kernels\": " + kernels + ", \"ops\": " + ops + "}";
+  const Json memory{{"regions", regions},       {"arena_bytes", arena},   {"lower_bound_bytes", p.lower_bound()},
+                    {"peak_op", peak_op},       {"peak_op_index", peak},  {"buffers", buffers}};
+  const Json program{{"version", p.version()},
+                     {"target", printable(str(p.target()))},
+                     {"file_bytes", size},
+                     {"constant_bytes", p.constant_data() ? p.constant_data()->size() : 0},
+                     {"num_tensors", num_tensors},
+                     {"inputs", list(p.inputs(), [&](int32_t t) { return io(p, names, t); })},
+                     {"outputs", list(p.outputs(), [&](int32_t t) { return io(p, names, t); })},
+                     {"memory", memory},
+                     {"kernels", kernels},
+                     {"ops", ops}};
+  return program.dump();
 }
 
 }  // namespace ember::compiler

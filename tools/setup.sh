@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev
+DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev nlohmann-json3-dev
                  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
                  qemu-system-arm
                  clang libclang-rt-14-dev g++-multilib)  # fuzzing: libFuzzer, ASan/UBSan, -m32

@@ -2,14 +2,15 @@
 //
 // Folds ops whose inputs are all constants (dequantized weights feeding float ops, reshapes and
 // transposes of constants), removes dequantize -> quantize pairs with one parameter set (an
-// exact identity on int8), composes chains of transposes (a chain of views that moves no element
-// becomes one reshape) and chains of lookup tables (x * 0.5 + 1 is one table), and deletes ops nobody reads.
+// exact identity on int8), collapses chains of reshapes and transposes into at most one
+// transpose (compiler/passes/view_chain.h) and chains of lookup tables (x * 0.5 + 1 is one table), and deletes ops nobody reads.
 
 #include <cmath>
 #include <cstring>
 
 #include "compiler/passes/pass_util.h"
 #include "compiler/passes/passes.h"
+#include "compiler/passes/view_chain.h"
 
 namespace ember::compiler {
 namespace {
@@ -62,26 +63,6 @@ bool is_identity_perm(const std::vector<int64_t>& perm) {
   return true;
 }
 
-// The input of the shortest chain of reshapes and transposes ending in `op` that leaves every
-// element where it was (attention's kᵀ viewed as 3-D, then transposed back by legalize for the
-// product), or -1 if none does.
-int unmoved_source(const Graph& g, const Op& op) {
-  std::vector<const Op*> chain{&op};
-  for (int p = g.producer(op.inputs[0]); p >= 0 && (g.ops[p].kind == "reshape" || g.ops[p].kind == "transpose");
-       p = g.producer(g.ops[p].inputs[0]))
-    chain.push_back(&g.ops[p]);
-  std::vector<uint8_t> index(static_cast<size_t>(g.tensors[op.inputs[0]].num_elements()) * 4);
-  for (size_t i = 0; i < index.size() / 4; ++i) std::memcpy(&index[4 * i], &i, 4);
-  for (size_t length = 2; length <= chain.size(); ++length) {
-    std::vector<uint8_t> moved = index;
-    for (size_t c = length; c-- > 0;)
-      if (chain[c]->kind == "transpose")
-        moved = permute_bytes(moved, g.tensors[chain[c]->inputs[0]].shape, chain[c]->ints_attr("perm"), 4);
-    if (moved == index) return chain[length - 1]->inputs[0];
-  }
-  return -1;
-}
-
 }  // namespace
 
 Status cleanup(Graph& g, const Target&, Diagnostics&) {
@@ -120,23 +101,19 @@ Status cleanup(Graph& g, const Target&, Diagnostics&) {
         table[i] = t2.as<int8_t>()[static_cast<size_t>(t1.as<int8_t>()[i] + 128)];
       op.inputs = {g.ops[p].inputs[0],
                    add_constant_i8(g, g.tensors[op.outputs[0]].name + "_composed_table", {256}, table)};
-    } else if (op.kind == "transpose") {
-      const int p = g.producer(op.inputs[0]);
-      if (p >= 0 && g.ops[p].kind == "transpose") {  // compose into one
-        const auto& first = g.ops[p].ints_attr("perm");
-        std::vector<int64_t> perm = op.ints_attr("perm");
-        for (auto& d : perm) d = first[d];
-        op.attrs["perm"] = perm;
-        op.inputs[0] = g.ops[p].inputs[0];
-      }
-      const int src = unmoved_source(g, op);
-      if (src >= 0) op.inputs[0] = src;
-      if (src >= 0 || is_identity_perm(op.ints_attr("perm"))) {
-        op.kind = "reshape";
-        op.attrs.clear();
-      }
+    } else if (op.kind == "transpose" && is_identity_perm(op.ints_attr("perm"))) {
+      op.kind = "reshape";
+      op.attrs.clear();
     }
   }
+  // A chain of reshapes and transposes ending in a transpose: at most one transpose.
+  std::vector<Op> ops;
+  for (const Op& op : g.ops) {
+    std::vector<Op> collapsed = op.kind == "transpose" ? collapse_view_chain(g, op) : std::vector<Op>{};
+    if (collapsed.empty()) collapsed.push_back(op);
+    for (Op& o : collapsed) ops.push_back(std::move(o));
+  }
+  g.ops = std::move(ops);
   g.remove_dead_ops();
   return Status::Success;
 }

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 
 #include "compiler/kernel_table.h"
 #include "compiler/passes/pass_util.h"
@@ -172,6 +174,52 @@ TEST(PackWeights, DepthwiseStripScratchPerCore) {
     if (bytes > 0) {
       EXPECT_EQ(g.tensors[op.outputs[1]].shape, std::vector<int64_t>{bytes}) << target;
     }
+  }
+}
+
+// The element order a chain of views gives: the source's flat index at each output position.
+std::vector<uint8_t> moved_by(const Graph& g, int from, int to) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(g.tensors[from].num_elements()) * 4);
+  for (size_t i = 0; i < bytes.size() / 4; ++i) std::memcpy(&bytes[4 * i], &i, 4);
+  std::map<int, std::vector<uint8_t>> values{{from, bytes}};
+  for (const Op& op : g.ops) {
+    const std::vector<uint8_t>& in = values.at(op.inputs[0]);
+    values[op.outputs[0]] = op.kind == "transpose"
+                                ? permute_bytes(in, g.tensors[op.inputs[0]].shape, op.ints_attr("perm"), 4)
+                                : in;
+  }
+  return values.at(to);
+}
+
+TEST(Cleanup, ChainsOfViewsBecomeOneTranspose) {
+  // NHWC -> NCHW, a channel shuffle of 2 groups (view, transpose, view), NCHW -> NHWC: one
+  // transpose of [.., 2, C/2] moves the same elements. kᵀ viewed as 3-D and transposed back: none.
+  struct Case {
+    std::vector<std::vector<int64_t>> shapes;  // of each tensor along the chain
+    std::vector<std::vector<int64_t>> perms;   // empty: a reshape
+    size_t transposes;                         // after cleanup
+  };
+  const Case cases[] = {
+      {{{1, 5, 7, 8}, {1, 8, 5, 7}, {1, 2, 4, 5, 7}, {1, 4, 2, 5, 7}, {1, 8, 5, 7}, {1, 5, 7, 8}},
+       {{0, 3, 1, 2}, {}, {0, 2, 1, 3, 4}, {}, {0, 2, 3, 1}}, 1},
+      {{{1, 2, 6, 8}, {1, 2, 8, 6}, {2, 8, 6}, {2, 6, 8}}, {{0, 1, 3, 2}, {}, {0, 2, 1}}, 0},
+  };
+  for (const Case& c : cases) {
+    Graph g;
+    std::vector<int> t;
+    for (const auto& shape : c.shapes) t.push_back(activation(g, "t" + std::to_string(t.size()), shape, DType::Int8));
+    for (size_t i = 0; i < c.perms.size(); ++i)
+      g.ops.push_back(c.perms[i].empty() ? Op{"reshape", {t[i]}, {t[i + 1]}, {}, ""}
+                                         : Op{"transpose", {t[i]}, {t[i + 1]}, {{"perm", c.perms[i]}}, ""});
+    g.inputs = {t.front()};
+    g.outputs = {t.back()};
+    const std::vector<uint8_t> want = moved_by(g, t.front(), t.back());
+    Diagnostics diag;
+    ASSERT_EQ(cleanup(g, host(), diag), Status::Success);
+    EXPECT_EQ(moved_by(g, t.front(), t.back()), want);
+    EXPECT_EQ(static_cast<size_t>(std::count_if(g.ops.begin(), g.ops.end(),
+                                                [](const Op& op) { return op.kind == "transpose"; })),
+              c.transposes);
   }
 }
 
