@@ -11,6 +11,7 @@ from torch import nn
 from torch.export import Dim
 
 import ember
+from conftest import Lambda
 from ember import FrontendError, ProgramError
 
 NAN, INF = float("nan"), float("inf")
@@ -121,10 +122,27 @@ def test_calibration_batch_of_wrong_shape_names_batch_input_and_shapes():
         ember.quantize(linear(), (X,), [(X,), (torch.randn(1, 5),)])
     with pytest.raises(FrontendError, match=at(0) + r"shape \[8, 4\], expected \[1, 4\].*batches of 1"):
         ember.quantize(linear(), (X,), [torch.randn(8, 4)])
-    with pytest.raises(FrontendError, match=r"calibration batch 0 has 2 inputs, the model takes 1 \('input'\)"):
-        ember.quantize(linear(), (X,), [(X, X)])
+    with pytest.raises(FrontendError, match=r"calibration batch 0 has 1 input, the model takes 2 \('xs_0', 'xs_1'\)"):
+        ember.quantize(Lambda(lambda a, b: a + b), (X, X), [(X,)])
     with pytest.raises(FrontendError, match=at(0) + "dtype torch.int64, expected torch.float32"):
         ember.quantize(linear(), (X,), [torch.ones(1, 4, dtype=torch.int64)])
+
+
+def test_calibration_takes_labelled_samples_and_data_loaders():
+    """(inputs, label) pairs and a DataLoader's [x, label] batches calibrate on the inputs alone,
+    as the same inputs without labels do; no calibration at all warns."""
+    data = [torch.randn(1, 4) for _ in range(4)]
+    labels = [torch.tensor([i]) for i in range(4)]
+    plain = ember.lower(ember.quantize(linear(), (X,), [(x,) for x in data]), "host")
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.cat(data), torch.cat(labels)), batch_size=1)
+    for calibration in (list(zip(data, labels)), loader):
+        assert ember.lower(ember.quantize(linear(), (X,), calibration), "host").data == plain.data
+    two = Lambda(lambda a, b: a * b)
+    pairs = [((x, x), label) for x, label in zip(data, labels)]
+    assert ember.lower(ember.quantize(two, (X, X), pairs), "host").data == \
+        ember.lower(ember.quantize(two, (X, X), [(x, x) for x in data]), "host").data
+    with pytest.warns(UserWarning, match="no calibration data"):
+        ember.quantize(linear(), (X,))
 
 
 class Log(nn.Module):

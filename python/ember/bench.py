@@ -75,7 +75,7 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
     import torch
 
     import ember
-    from ember.models import ZOO, stats
+    from ember.models import entry, stats
     from ember.program import to_device
 
     began = time.perf_counter()
@@ -83,7 +83,7 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
     work.mkdir(parents=True, exist_ok=True)
     results = []
     for name in models:
-        model, example_inputs, calibration = ZOO[name]()
+        model, example_inputs, calibration = entry(name)()
         macs = stats.count(model, example_inputs).macs
         ep = ember.quantize(model, tuple(example_inputs), calibration)
         for target in targets:

@@ -102,6 +102,19 @@ def check_weights(model: torch.nn.Module) -> None:
                                     f"({t[tuple(index)].item():g}): BatchNorm variances must be >= 0")
 
 
+def model_inputs(sample: Any, count: int) -> Any:
+    """The model's inputs in one calibration sample, by the rule docs/quantizer.md states: a dict
+    is keyword inputs; a tuple or list whose first item is a tuple or list of `count` items
+    (`(inputs, label)`) has the inputs there; one of more items than the model's `count` inputs
+    (a DataLoader's `[x, label]`) has them first; the rest (labels) is not used. Anything else is
+    the inputs as they are."""
+    if not isinstance(sample, (tuple, list)) or not sample:
+        return sample
+    if count > 1 and isinstance(sample[0], (tuple, list)) and len(sample[0]) == count:
+        return tuple(sample[0])
+    return tuple(sample[:count]) if len(sample) > count else sample
+
+
 def calibration_check(example_inputs: tuple, names: Sequence[str],
                       label: Callable[[int], str]) -> Callable[[int, Any], Any]:
     """A check for each calibration sample, as ``calibrate(..., check=...)`` takes it.
@@ -113,6 +126,7 @@ def calibration_check(example_inputs: tuple, names: Sequence[str],
     warned = []
 
     def check(index: int, sample: Any) -> Any:
+        sample = model_inputs(sample, len(example_inputs))
         if isinstance(sample, dict):
             positions = {n: i for i, n in enumerate(names)}
             items = [(positions.get(k), k, v) for k, v in sample.items()]

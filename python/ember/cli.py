@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.metadata
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 
-def _load_entry(spec: str):
-    module_name, _, name = spec.partition(":")
-    if not name:
-        raise SystemExit(f"ember: expected MODULE:NAME, got {spec!r}")
-    return getattr(importlib.import_module(module_name), name)
+def _output(path: str) -> str:
+    """Makes the folder an output goes to before any work (an OSError is one line, in main)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _compile(args) -> int:
     import ember
+    from ember.models import entry
 
-    model, example_inputs, calibration = _load_entry(args.entry)()
+    _output(args.output)
+    model, example_inputs, calibration = entry(args.entry)()
     program = ember.compile(model, example_inputs, calibration=calibration, target=args.target,
                             float_io=args.float_io, memory=args.memory, plan=args.plan,
                             ram_budget=args.ram_budget)
@@ -92,8 +94,6 @@ def _run(args) -> int:
 def _demo(args) -> int:
     """Keyword spotting from PyTorch to firmware: quantize, compile for the target, run on the
     host, build firmware for the target's emulated board, run it under QEMU and compare."""
-    from pathlib import Path
-
     import torch
 
     import ember
@@ -142,6 +142,7 @@ def _firmware(args) -> int:
     from ember.firmware import build_firmware, check_capacities, elf_size, flash_breakdown, run_qemu
 
     program = Program.load(args.program)
+    _output(args.output)
     inputs = None
     if args.input:
         inputs = [tuple(np.load(path) for path in args.input)]
@@ -159,8 +160,6 @@ def _firmware(args) -> int:
 
 
 def _report_qemu(result, meta_path, verbose: bool) -> int:
-    from pathlib import Path
-
     meta = json.loads(Path(meta_path).read_text()) if Path(meta_path).exists() else {}
     names = meta.get("ops", [])
     if verbose or result.status not in ("pass", "mismatch"):
@@ -182,7 +181,6 @@ def _qemu(args) -> int:
     from ember.firmware import run_qemu
 
     result = run_qemu(args.elf, args.target, timeout=args.timeout)
-    from pathlib import Path
     return _report_qemu(result, Path(args.elf).with_suffix(".json"), args.verbose)
 
 
@@ -190,7 +188,7 @@ def _export_c(args) -> int:
     from ember import Program
     from ember.firmware import export_c
 
-    for path in export_c(Program.load(args.program), args.output):
+    for path in export_c(Program.load(args.program), _output(args.output)):
         print(path)
     return 0
 
@@ -201,7 +199,6 @@ def _bench(args) -> int:
     if args.from_json:
         if not args.md:
             raise SystemExit("ember bench --from-json needs --md, the page to write")
-        from pathlib import Path
         Path(args.md).write_text(render_page(json.loads(Path(args.from_json).read_text())))
         return 0
     from ember.models import SUITE
@@ -217,9 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     import ember
 
     parser = argparse.ArgumentParser(prog="ember", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"ember {importlib.metadata.version('ember')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("compile", help="compile MODULE:NAME (returns model, inputs, calibration)")
+    p = sub.add_parser("compile", help="compile a zoo model or MODULE:NAME (a function returning model, "
+                       "example inputs, calibration data)")
     p.add_argument("entry")
     p.add_argument("--target", default=ember.DEFAULT_TARGET, choices=ember.targets())
     p.add_argument("-o", "--output", required=True)
@@ -277,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("bench", help="compile, build and run zoo models under QEMU; JSON + Markdown")
     p.add_argument("--models", default="kws,vww,ic,ad,sww",
-                   help="zoo entries, comma-separated; \"suite\" for the real-model suite (docs/models.md)")
+                   help="zoo entries or MODULE:NAME, comma-separated; \"suite\" for the real-model suite "
+                   "(docs/models.md)")
     p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
     p.add_argument("--json")
     p.add_argument("--md", help="Markdown: the summary table, runtime core, load cost and stack, then a "
@@ -290,13 +290,14 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=_bench)
 
     args = parser.parse_args(argv)
-    from ember.firmware import FirmwareError
     try:
         return args.func(args)
-    except FirmwareError as e:
-        print(f"ember: {e}", file=sys.stderr)
-        return 1
-    except (ember.CompileError, ember.ProgramError, ember.FrontendError) as e:
+    except Exception as e:  # the errors a user causes are one line; anything else is a bug
+        from ember.firmware import FirmwareError
+
+        if not isinstance(e, (FirmwareError, ember.CompileError, ember.ProgramError, ember.FrontendError,
+                              OSError, ValueError)):
+            raise
         print(f"ember: {e}", file=sys.stderr)
         return 1
 

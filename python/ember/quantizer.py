@@ -340,10 +340,11 @@ def quantize(
     """export -> prepare_pt2e -> calibrate -> convert_pt2e -> re-export.
 
     ``model`` is switched to eval mode (BN folding and calibration need inference semantics).
-    ``calibration`` yields tuples of inputs or single tensors, each shaped like the example
-    inputs; when None, the example inputs are the only calibration sample (fine for tests, poor
-    for accuracy). What cannot be quantized (non-finite weights, an empty calibration set, a batch
-    of the wrong shape or holding NaN) raises ``FrontendError``; float64 tensors are compiled as
+    ``calibration`` yields samples shaped like the example inputs: tensors, tuples of inputs,
+    ``(inputs, label)`` pairs or a DataLoader's batches (checks.model_inputs); when None, the
+    example inputs are the only calibration sample (fine for tests, poor for accuracy: it warns).
+    What cannot be quantized (non-finite weights, an empty calibration set, a batch of the wrong
+    shape or holding NaN) raises ``FrontendError``; float64 tensors are compiled as
     float32 with a warning (``ember/checks.py``).
     """
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -351,7 +352,7 @@ def quantize(
     from .calibrate import calibrate
     from .checks import (calibration_check, check_float64_ops, check_observed_ranges, check_weights,
                          float32_model, input_names)
-    from .frontend import FrontendError, export
+    from .frontend import FrontendError, export, warn
 
     example_inputs = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) \
         else (example_inputs,)
@@ -363,6 +364,8 @@ def quantize(
     prepared = prepare_pt2e(ep.module(), quantizer or EmberQuantizer())
     names = input_names(model, len(example_inputs))
     if calibration is None:
+        warn("ember: no calibration data: the example inputs are the only sample, so every range is "
+             "that one input's; pass representative inputs as calibration= for an accurate program")
         samples, label = [example_inputs], lambda i: "the example inputs (calibration=None)"
     else:
         samples, label = calibration, lambda i: f"calibration batch {i}"

@@ -25,4 +25,26 @@ MLPERF_TINY = ("kws", "vww", "ic", "ad", "sww")
 ZOO = {"kws": kws, "vww": vww, "ic": ic, "ad": ad, "sww": sww, "digits": digits,
        "mobilenet_v2": mobilenet_v2, **_SUITE_ENTRIES}
 
-__all__ = ["ZOO", "MLPERF_TINY", "SUITE", "kws", "vww", "ic", "ad", "sww", "digits", "mobilenet_v2", "train_digits", "stats"]
+__all__ = ["ZOO", "MLPERF_TINY", "SUITE", "entry", "kws", "vww", "ic", "ad", "sww", "digits", "mobilenet_v2", "train_digits", "stats"]
+
+
+def entry(spec: str):
+    """A zoo entry by name, or MODULE:NAME (a function returning (model, example_inputs,
+    calibration)); MODULE is found from the current folder too, as `python -m` finds it."""
+    import importlib
+    import os
+    import sys
+
+    if spec in ZOO:
+        return ZOO[spec]
+    module_name, _, name = spec.partition(":")
+    if not name:
+        raise ValueError(f"{spec!r} is neither a zoo model ({', '.join(ZOO)}) nor MODULE:NAME")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except ImportError as e:
+        raise ValueError(f"cannot import {module_name!r}: {e}") from None
+    except AttributeError:
+        raise ValueError(f"module {module_name!r} has no {name!r}") from None

@@ -1,0 +1,64 @@
+"""The `ember` command at the door: a model module in the current folder, output folders made
+before compiling, one-line errors with a non-zero exit, and `--help`/`--version` without
+importing torch (`ember --help` answers in a fraction of a second; not timed here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+MODEL = """
+import torch
+from torch import nn
+
+def net():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 3), nn.ReLU()).eval(), (torch.randn(1, 4),), [(torch.randn(1, 4),)]
+"""
+
+
+def ember(*args, cwd):
+    """The installed console script's entry point in a fresh interpreter, from `cwd`."""
+    return subprocess.run([sys.executable, "-c", "import sys; from ember.cli import main; sys.exit(main())", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_module_from_the_current_folder_into_a_new_folder(tmp_path):
+    (tmp_path / "mymodel.py").write_text(MODEL)
+    r = ember("compile", "mymodel:net", "-o", "out/deep/m.emb", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "deep" / "m.emb").stat().st_size > 0
+
+
+@pytest.mark.parametrize("args,message", [
+    (("compile", "mymodel:nope", "-o", "m.emb"), "ember: module 'mymodel' has no 'nope'"),
+    (("compile", "nomodule:net", "-o", "m.emb"), "ember: cannot import 'nomodule'"),
+    (("compile", "kwz", "-o", "m.emb"), "ember: 'kwz' is neither a zoo model"),
+    (("inspect", "missing.emb"), "ember: [Errno 2] No such file or directory: 'missing.emb'"),
+])
+def test_errors_are_one_line(tmp_path, args, message):
+    (tmp_path / "mymodel.py").write_text(MODEL)
+    r = ember(*args, cwd=tmp_path)
+    assert r.returncode != 0
+    assert r.stderr.strip().startswith(message) and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_help_and_version_do_not_import_torch(tmp_path):
+    code = ("import sys; from ember.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    for flag in ("--help", "--version"):
+        r = subprocess.run([sys.executable, "-c", code, flag], cwd=tmp_path, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    assert "ember 0." in subprocess.run([sys.executable, "-m", "ember.cli", "--version"], capture_output=True,
+                                        text=True).stdout
+
+
+@pytest.mark.device
+def test_bench_takes_a_module_of_ones_own(tmp_path):
+    (tmp_path / "mymodel.py").write_text(MODEL)
+    r = ember("bench", "--models", "mymodel:net", "--targets", "cortex-m55", "--json", "b.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "mymodel:net (default plan) on cortex-m55:" in r.stdout
