@@ -83,11 +83,20 @@ const std::string& name_of(const Names& names, int32_t t) {
   return t < 0 || static_cast<size_t>(t) >= names.size() ? kNone : names[static_cast<size_t>(t)];
 }
 
+// The model's own shape of a stored tensor: NHWC back to NCHW, [N, L, 1, C] back to NCL.
+std::vector<int32_t> model_shape(const fb::Tensor& t) {
+  std::vector<int32_t> s = shape_of(t);
+  if (s.size() != 4 || t.layout() == fb::Layout::AsModel) return s;
+  if (t.layout() == fb::Layout::Ncl) return {s[0], s[3], s[1]};
+  return {s[0], s[3], s[1], s[2]};
+}
+
 Json io(const fb::Program& p, const Names& names, int32_t index) {
   if (index < 0 || static_cast<flatbuffers::uoffset_t>(index) >= p.tensors()->size()) return nullptr;
   const fb::Tensor* t = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
   const bool quantized = t->scale() != 0;
   return Json{{"name", printable(name_of(names, index))},
+              {"model_shape", model_shape(*t)},
               {"shape", shape_of(*t)},
               {"dtype", dtype_str(t->dtype())},
               {"layout", t->layout() == fb::Layout::Nchw  ? "nchw_as_nhwc"

@@ -62,3 +62,25 @@ def test_bench_takes_a_module_of_ones_own(tmp_path):
     r = ember("bench", "--models", "mymodel:net", "--targets", "cortex-m55", "--json", "b.json", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "mymodel:net (default plan) on cortex-m55:" in r.stdout
+
+
+@pytest.mark.device
+@pytest.mark.parametrize("name", ["kws", "vww", "sww"])
+def test_the_shape_inspect_prints_is_what_run_and_firmware_take(name, tmp_path, capsys):
+    """One shape convention: the input shape `ember inspect` prints first (the model's) is what
+    `ember run --input` and `ember firmware --input` take; firmware built from it runs on QEMU with
+    the host's bytes (device tier)."""
+    import numpy as np
+
+    from ember.cli import main
+
+    program = tmp_path / f"{name}.emb"
+    assert main(["compile", name, "-o", str(program)]) == 0
+    capsys.readouterr()
+    assert main(["inspect", str(program)]) == 0
+    line = next(s for s in capsys.readouterr().out.splitlines() if s.startswith("input "))
+    shape = [int(d) for d in line.split(": [", 1)[1].split("]", 1)[0].split(", ")]
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    assert main(["run", str(program), "--input", str(tmp_path / "x.npy")]) == 0
+    assert main(["firmware", str(program), "-o", str(tmp_path / "fw.elf"), "--input", str(tmp_path / "x.npy"),
+                 "--run"]) == 0

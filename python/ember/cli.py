@@ -59,9 +59,10 @@ def _inspect(args) -> int:
     _summary(program, args.program)
     print(f"runtime checks: ok for {program.target or 'every target (the file names none)'}")
     for kind in ("inputs", "outputs"):
-        for io in info[kind]:
-            print(f"{kind[:-1]} {io['name']}: {io['dtype']}{io['shape']} layout={io['layout']} "
-                  f"scale={io['scale']} zero_point={io['zero_point']}")
+        for io in info[kind]:  # the model's shape; how the device stores it beside (docs/firmware.md)
+            stored = "" if io["layout"] == "as_model" else f" {io['shape']} {io['layout']}"
+            quant = f", scale={io['scale']:.9g} zero_point={io['zero_point']}" if io["scale"] is not None else ""
+            print(f"{kind[:-1]} {io['name']}: {io['model_shape']}; on the device {io['dtype']}{stored}{quant}")
     width = max((len(op["kernel"]) for op in info["ops"]), default=0)
     note_width = max((len(op["kernel_note"]) for op in info["ops"]), default=0)
     for i, op in enumerate(info["ops"]):
@@ -144,8 +145,17 @@ def _firmware(args) -> int:
     program = Program.load(args.program)
     _output(args.output)
     inputs = None
-    if args.input:
-        inputs = [tuple(np.load(path) for path in args.input)]
+    if args.input:  # the model's tensors, as for `run`, unless --raw
+        arrays = [np.load(path) for path in args.input]
+        if not args.raw:
+            import torch
+
+            from ember.program import to_device
+
+            if len(arrays) != len(program.inputs):
+                raise ValueError(f"the program takes {len(program.inputs)} inputs, got {len(arrays)}")
+            arrays = [to_device(torch.from_numpy(a), io) for a, io in zip(arrays, program.inputs)]
+        inputs = [tuple(arrays)]
     if args.memory:
         check_capacities(program, args.target, args.memory)
     fw = build_firmware(program, args.target, args.output, inputs=inputs, num_inputs=args.inputs)
@@ -254,7 +264,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output", required=True, help="the ELF file to write")
     p.add_argument("--inputs", type=int, default=1, help="number of random test inputs to embed")
     p.add_argument("--input", action="append", default=[],
-                   help=".npy file in the device's layout and dtype, once per program input")
+                   help=".npy file, once per input: the model's tensor, as for `run` (shown by `inspect`)")
+    p.add_argument("--raw", action="store_true", help="--input files are the device's bytes (stored layout "
+                   "and dtype)")
     p.add_argument("--run", action="store_true", help="run it under QEMU afterwards")
     p.add_argument("--memory", help="the board's region capacities, e.g. DTCM=64K,SRAM=256K: "
                    "refuse a program whose plan does not fit them")

@@ -94,6 +94,10 @@ class Program:
         if len(inputs) != len(self.inputs):
             raise ProgramError("runtime_index", f"the program takes {len(self.inputs)} inputs "
                                f"({', '.join(i['name'] for i in self.inputs)}), got {len(inputs)}")
+        for x, info in zip(inputs, self.inputs):
+            if list(torch.as_tensor(x).shape) != info["model_shape"]:
+                raise ProgramError("shape_mismatch", f"input {info['name']} takes the model's shape "
+                                   f"{info['model_shape']}, got {list(torch.as_tensor(x).shape)}")
         raw = [to_device(torch.as_tensor(x), info) for x, info in zip(inputs, self.inputs)]
         outs = [from_device(o, info, dequantize) for o, info in zip(self.run_raw(*raw), self.outputs)]
         return outs[0] if len(outs) == 1 else outs
