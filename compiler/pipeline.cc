@@ -122,6 +122,10 @@ CompileResult compile(Graph graph, const Target& target, const CompileOptions& o
     if (all || std::find(wanted.begin(), wanted.end(), pass.name) != wanted.end())
       result.ir_dumps += "// after " + std::string(pass.name) + "\n" + print_ir(graph);
   }
+  // The program's outputs are the model's: "output", or "output_0", "output_1", ... (the
+  // tensors behind them carry PyTorch's node names, dequantize_per_tensor_14).
+  for (size_t i = 0; i < graph.outputs.size(); ++i)
+    graph.tensors[graph.outputs[i]].name = graph.outputs.size() == 1 ? "output" : "output_" + std::to_string(i);
   diag.set_pass("serialize");
   result.program = serialize(graph, target.name, diag);
   if (diag.empty() && result.program.size() > target.flash.capacity)

@@ -178,7 +178,7 @@ def _report_qemu(result, meta_path, verbose: bool) -> int:
     if result.ops:
         for op in result.ops:
             i = op["index"]
-            label = f"{names[i]['kernel']:<22} {names[i]['op']}" if i < len(names) else f"kernel {op['kernel_id']}"
+            label = f"{names[i]['kernel']:<22} {names[i].get('source', names[i]['op'])}" if i < len(names) else f"kernel {op['kernel_id']}"
             print(f"{i:4d}  {op['instructions']:>12,}  {label}")
     if result.ram:
         print(f"RAM: runtime state {result.ram['runtime_state']} B, stack {result.ram['stack']} B "

@@ -358,7 +358,7 @@ def build_firmware(program: Program, target: str, output: str | Path, *, inputs=
     info = program.inspect()
     fw.meta_path.write_text(json.dumps({
         "target": target, "board": tgt.board_dir, "qemu_machine": tgt.qemu_machine,
-        "kernels": info["kernels"], "ops": [{"op": o["op"], "kernel": o["kernel"]} for o in info["ops"]],
+        "kernels": info["kernels"], "ops": [{"op": o["op"], "kernel": o["kernel"], "source": o["source"]} for o in info["ops"]],
         "regions": info["memory"]["regions"], "cases": len(inputs)}, indent=1))
     return fw
 

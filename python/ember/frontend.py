@@ -187,11 +187,39 @@ def _check_input_shape(name: str, val: torch.Tensor, ep: ExportedProgram) -> Non
          f"per input (export without dynamic_shapes, with an example of the size the device uses)")
 
 
+def _layer(node: torch.fx.Node) -> str:
+    """The module path of the layer that computes `node` ("" outside any)."""
+    stack = node.meta.get("nn_module_stack")
+    return list(stack.values())[-1][0] if stack else ""
+
+
 class _Translator:
     def __init__(self, ep: ExportedProgram):
         self.ep = ep
         self.graph = _ember.Graph()
         self.ids: dict[torch.fx.Node, object] = {}
+        self.taken: set[str] = set()
+
+    def tensor_name(self, node: torch.fx.Node) -> str:
+        """A computed tensor's name, from its layer: the int8 result of a layer (the quantize after
+        it) is the layer's path (`blocks.0.dw`), other tensors the path and the op
+        (`blocks.0.dw.conv2d`); outside any layer, PyTorch's name of the op (`relu`); a repeat
+        gets _1, _2, ..."""
+        op = node.target.__name__.split(".")[0] if hasattr(node.target, "__name__") else node.name
+        source = node
+        if op.startswith(("quantize_per", "dequantize_per")) and isinstance(node.args[0], torch.fx.Node):
+            source = node.args[0]  # a quantize names its input's layer
+        layer = _layer(source) if source.op == "call_function" else ""
+        if not layer:
+            base = source.name if source is node or op.startswith("quantize_per") else f"{source.name}.dq"
+        else:
+            base = layer if op.startswith("quantize_per") else f"{layer}.{'dq' if source is not node else op}"
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
 
     def constant_value(self, name: str) -> torch.Tensor | None:
         sig = self.ep.graph_signature
@@ -229,6 +257,7 @@ class _Translator:
                     if not isinstance(val, torch.Tensor):
                         raise FrontendError(f"input '{node.name}': only tensor inputs are supported")
                     _check_input_shape(node.name, val, self.ep)
+                    self.taken.add(node.name)
                     self.ids[node] = self.value_tensor(node.name, val, f"input '{node.name}'")
                     inputs.append(self.ids[node])
             elif node.op == "call_function":
@@ -278,12 +307,13 @@ class _Translator:
             elif value is not None:
                 attrs[arg.name] = _attr(value, where)
         if isinstance(val, (list, tuple)):
-            outs = tuple(self.value_tensor(f"{node.name}_{k}", v, where) if isinstance(v, torch.Tensor) else -1
+            name = self.tensor_name(node)
+            outs = tuple(self.value_tensor(f"{name}.{k}", v, where) if isinstance(v, torch.Tensor) else -1
                          for k, v in enumerate(val))
             self.ids[node] = outs
             results = [o for o in outs if o >= 0]
         elif isinstance(val, torch.Tensor):
-            self.ids[node] = self.value_tensor(node.name, val, where)
+            self.ids[node] = self.value_tensor(self.tensor_name(node), val, where)
             results = [self.ids[node]]
         else:
             raise FrontendError(f"{where}: result {val!r} is not a tensor")
