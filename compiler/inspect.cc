@@ -148,6 +148,23 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
   auto tensor_name = [&](int32_t t) { return tensor(t) ? Json(printable(name_of(names, t))) : Json(nullptr); };
   auto tensor_shape = [&](int32_t t) { return tensor(t) ? Json(shape_of(*tensor(t))) : Json(nullptr); };
   auto id = [](int32_t t) { return Json(t); };
+  auto bytes_of = [&](int32_t t) {
+    uint64_t bytes = tensor(t)->dtype() == fb::DType::Int8 ? 1 : 4;
+    for (int32_t d : shape_of(*tensor(t))) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    return bytes;
+  };
+  // Bytes of an op's constant operands (weights, tables), and of its result (output 0; output 1
+  // is an optimized kernel's scratch).
+  auto weight_bytes = [&](const fb::Op& op) {
+    uint64_t sum = 0;
+    if (op.inputs())
+      for (int32_t t : *op.inputs())
+        if (tensor(t) && tensor(t)->storage() == fb::Storage::Constant) sum += bytes_of(t);
+    return sum;
+  };
+  auto output_bytes = [&](const fb::Op& op) {
+    return op.outputs() && op.outputs()->size() > 0 && tensor(op.outputs()->Get(0)) ? bytes_of(op.outputs()->Get(0)) : 0;
+  };
   Json ops = list(p.ops(), [&](const fb::Op* op) {
     const std::string source = str(op->source());
     const KernelInfo* info = kernel_info(op->kernel());
@@ -156,6 +173,8 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
                 {"kernel", kernel},
                 {"kernel_note", printable(str(op->kernel_note()))},
                 {"macs", op_macs(p, *op, kernel)},
+                {"weight_bytes", weight_bytes(*op)},
+                {"output_bytes", output_bytes(*op)},
                 {"inputs", list(op->inputs(), tensor_name)},
                 {"outputs", list(op->outputs(), tensor_name)},
                 {"input_ids", list(op->inputs(), id)},
@@ -186,8 +205,7 @@ std::string inspect_json(const uint8_t* data, size_t size, std::string* error) {
   for (int32_t t = 0; t < num_tensors; ++t) {
     const fb::Tensor* x = tensor(t);
     if (x->storage() != fb::Storage::Arena) continue;
-    uint64_t bytes = x->dtype() == fb::DType::Int8 ? 1 : 4;
-    for (int32_t d : shape_of(*x)) bytes *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    const uint64_t bytes = bytes_of(t);
     const std::string region = x->region() < p.regions()->size() ? str(p.regions()->Get(x->region())->name()) : "?";
     buffers.push_back(Json{{"tensor", t}, {"name", printable(name_of(names, t))}, {"shape", shape_of(*x)},
                            {"dtype", dtype_str(x->dtype())}, {"region", printable(region)},

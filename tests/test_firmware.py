@@ -145,6 +145,10 @@ def test_cli_firmware_qemu_and_export_c(tmp_path, capsys):
     assert f"#define MODEL_PROGRAM_BYTES {len(program.data)}u" in header
     assert f"#define MODEL_ARENA_SRAM_BYTES {program.arena_bytes}u" in header
     assert "X(0, conv2d_s8)" in header
+    x, y = program.inputs[0], program.outputs[0]
+    assert f"#define MODEL_INPUT_0_DIMS {{{', '.join(map(str, x['shape']))}}}" in header
+    assert f"#define MODEL_INPUT_0_SCALE {x['scale']:.9g}f" in header
+    assert f"#define MODEL_OUTPUT_0_ZERO_POINT {y['zero_point']}" in header
     assert "_Alignas(16) const uint8_t model_program" in (tmp_path / "c" / "model.c").read_text()
     assert main(["firmware", str(tmp_path / "sww.emb"), "--target", "cortex-m3",
                  "-o", str(tmp_path / "fw.elf")]) == 0

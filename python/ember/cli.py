@@ -65,8 +65,12 @@ def _inspect(args) -> int:
             print(f"{kind[:-1]} {io['name']}: {io['model_shape']}; on the device {io['dtype']}{stored}{quant}")
     width = max((len(op["kernel"]) for op in info["ops"]), default=0)
     note_width = max((len(op["kernel_note"]) for op in info["ops"]), default=0)
+    # Per layer: MACs, its constants' bytes (flash: weights, tables) and its outputs' (RAM).
+    print(f"{'op':>4}  {'kernel':<{width}}  {'kernel note':<{note_width}}  {'MACs':>11}  {'weights B':>9}  "
+          f"{'output B':>8}  source")
     for i, op in enumerate(info["ops"]):
-        print(f"{i:4d}  {op['kernel']:<{width}}  {op['kernel_note']:<{note_width}}  {op['source']}")
+        print(f"{i:4d}  {op['kernel']:<{width}}  {op['kernel_note']:<{note_width}}  {op['macs']:>11,}  "
+              f"{op['weight_bytes']:>9,}  {op['output_bytes']:>8,}  {op['source']}")
     return 0
 
 
@@ -308,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         from ember.firmware import FirmwareError
 
         if not isinstance(e, (FirmwareError, ember.CompileError, ember.ProgramError, ember.FrontendError,
-                              OSError, ValueError)):
+                              OSError, ValueError, ImportError)):
             raise
         print(f"ember: {e}", file=sys.stderr)
         return 1

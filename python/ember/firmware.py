@@ -144,11 +144,19 @@ def export_c(program: Program, output: str | Path, target: str | None = None) ->
                                                        for i, r in enumerate(regions)))
     h.append(f"#define {upper}_NUM_INPUTS {len(info['inputs'])}u")
     h.append(f"#define {upper}_NUM_OUTPUTS {len(info['outputs'])}u")
+    h.append("/* Per input and output: bytes, the stored shape (its layout word in ember inspect; the")
+    h.append(" * model's own shape in the comment) and, for int8, real = SCALE * (q - ZERO_POINT). */")
     for kind in ("inputs", "outputs"):
         for i, io in enumerate(info[kind]):
             nbytes = int(np.prod(io["shape"])) * np.dtype(_NP_DTYPES[io["dtype"]]).itemsize
-            h.append(f"#define {upper}_{kind[:-1].upper()}_{i}_BYTES {nbytes}u  "
-                     f"/* {io['dtype']}{io['shape']} */")
+            prefix = f"{upper}_{kind[:-1].upper()}_{i}"
+            h.append(f"#define {prefix}_BYTES {nbytes}u  /* {io['name']}: {io['dtype']}{io['shape']} "
+                     f"{io['layout']}, the model's {io['model_shape']} */")
+            h.append(f"#define {prefix}_RANK {len(io['shape'])}u")
+            h.append(f"#define {prefix}_DIMS {{{', '.join(str(d) for d in io['shape'])}}}")
+            if io["scale"] is not None:
+                h.append(f"#define {prefix}_SCALE {io['scale']:.9g}f")
+                h.append(f"#define {prefix}_ZERO_POINT {io['zero_point']}")
     h.append(f"/* The kernels the program uses: X(kernel id, name). */")
     h.append(f"#define {upper}_NUM_KERNELS {len(used)}u")
     h.append(f"#define {upper}_KERNELS(X) " + " ".join(f"X({all_kernels.index(k)}, {k})" for k in used))

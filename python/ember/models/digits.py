@@ -29,8 +29,11 @@ class DigitsCNN(nn.Module):
 def load_data(seed: int = 0):
     """load_digits as float tensors: ((x_train, y_train), (x_test, y_test)), x NCHW [N,1,8,8]
     in [0,1], y int64; a stratified 80/20 split."""
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
+    try:
+        from sklearn.datasets import load_digits
+        from sklearn.model_selection import train_test_split
+    except ImportError:
+        raise ImportError("the digits model's data comes with scikit-learn: pip install 'ember[zoo]'") from None
 
     d = load_digits()
     x = torch.tensor(d.images, dtype=torch.float32).unsqueeze(1) / 16.0
