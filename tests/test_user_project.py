@@ -1,6 +1,7 @@
 """A user's own firmware project (examples/kws_app): `ember export-c` output plus Ember taken
 with add_subdirectory and ember::runtime, cross-compiled for the Cortex-M55 and run under QEMU.
-Its top class must equal the host runtime's for the same input."""
+It quantizes float features with model.h's scale and zero point; its top class must equal the
+host runtime's for the same input, and its dequantized score the host's."""
 
 from __future__ import annotations
 
@@ -33,7 +34,13 @@ def test_user_project_builds_and_agrees_with_host(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     device_top = int(re.search(r"app: top class (\d+)", run.stdout).group(1))
 
-    # The same input pattern main.cc writes, through the host runtime.
-    x = ((np.arange(490) * 37) % 256 - 128).astype(np.int8).reshape(program.inputs[0]["shape"])
+    # The same features main.cc quantizes (float32 arithmetic, half to even), through the host runtime.
+    io = program.inputs[0]
+    features = ((np.arange(490) * 37) % 256 - 128).astype(np.float32) * np.float32(0.05)
+    q = np.rint(features * (np.float32(1.0) / np.float32(io["scale"]))) + io["zero_point"]
+    x = np.clip(q, -128, 127).astype(np.int8).reshape(io["shape"])
     y = program.run_raw(x)[0].reshape(-1)
     assert device_top == int(np.argmax(y))
+    out = program.outputs[0]
+    score = int(re.search(r"score (\d+)/1000", run.stdout).group(1))
+    assert abs(score - 1000 * out["scale"] * (int(y.max()) - out["zero_point"])) <= 1

@@ -1,10 +1,12 @@
 //===- main.cc - An application that classifies one input with Ember -----===//
 //
 // The whole integration: the program file and kernel table from `ember export-c`, one static
-// arena per memory region sized by the generated constants, load, set the input, run, read the
-// output. No heap; every call returns a Status. The input is a fixed pattern (a real product
-// fills it from its microphone front end); the top class goes to the console.
+// arena per memory region sized by the generated constants, load, quantize the float features
+// into the input, run, read and dequantize the output. No heap; every call returns a Status.
+// The features are a fixed pattern (a real product computes them from its microphone); the top
+// class and its score go to the console.
 
+#include <math.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -38,8 +40,15 @@ int main() {
   ember::rt::TensorView input;
   status = g_executor.input(0, &input);  // zero-copy: write the input where the model reads it
   if (status != Status::Ok) return fail("input", status);
+  // int8 = round(feature / scale) + zero point, clamped (as Ember's quantize: times 1 / scale,
+  // rounded half to even by lrintf in the default rounding mode).
   int8_t* x = input.as<int8_t>();
-  for (uint32_t i = 0; i < MODEL_INPUT_0_BYTES; ++i) x[i] = static_cast<int8_t>((i * 37) % 256 - 128);
+  const float inv_scale = 1.0f / MODEL_INPUT_0_SCALE;
+  for (uint32_t i = 0; i < MODEL_INPUT_0_BYTES; ++i) {
+    const float feature = static_cast<float>(static_cast<int32_t>((i * 37) % 256) - 128) * 0.05f;
+    const long q = lrintf(feature * inv_scale) + MODEL_INPUT_0_ZERO_POINT;
+    x[i] = static_cast<int8_t>(q < -128 ? -128 : (q > 127 ? 127 : q));
+  }
 
   status = g_executor.run();
   if (status != Status::Ok) return fail("run", status);
@@ -50,6 +59,8 @@ int main() {
   uint32_t top = 0;
   for (uint32_t i = 1; i < MODEL_OUTPUT_0_BYTES; ++i)
     if (y[i] > y[top]) top = i;
-  board_printf("app: top class %lu score %d\n", (unsigned long)top, y[top]);
+  // real = scale * (q - zero point): the softmax probability, printed in thousandths.
+  const float score = MODEL_OUTPUT_0_SCALE * static_cast<float>(y[top] - MODEL_OUTPUT_0_ZERO_POINT);
+  board_printf("app: top class %lu score %ld/1000\n", (unsigned long)top, lrintf(score * 1000.0f));
   return kBoardExitPass;
 }
