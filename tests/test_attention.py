@@ -66,7 +66,30 @@ def test_causal_mask_is_the_float_mask():
     assert torch.equal(outputs[0], outputs[1])
 
 
-def test_boolean_mask_is_a_compile_error_naming_the_op():
-    _, _, ep = _quantized("bool")
-    with pytest.raises(ember.CompileError, match=r"unsupported op 'aten\.(logical_not|masked_fill)"):
+def test_constant_boolean_mask_is_the_additive_one():
+    """A registered boolean mask (True keeps a position) is evaluated at compile time into the
+    additive mask: int8 kernels only, and the causal mask's program gives the same bytes."""
+    _, calibration, ep = _quantized("bool")
+    program = ember.lower(ep, "cortex-m55")
+    assert not any(op["kernel"].endswith("_f32") for op in program.inspect()["ops"])
+    for sample in calibration[:4]:
+        assert quanta_apart(program, ep, sample) <= 1
+    x = torch.randn(1, 6, 16)
+    outputs = [ember.lower(_quantized(mask)[2], "host").run(x, dequantize=False) for mask in ("bool", "causal")]
+    assert torch.equal(outputs[0], outputs[1])
+
+
+class PaddingMask(nn.Module):
+    """A key padding mask computed from the input: no constant to evaluate."""
+
+    def forward(self, x):
+        q = x.unsqueeze(1)
+        keep = (x[..., 0] > 0)[:, None, None, :]
+        return F.scaled_dot_product_attention(q, q, q, attn_mask=keep).squeeze(1)
+
+
+def test_computed_boolean_mask_is_a_compile_error_naming_the_op():
+    x = torch.randn(1, 6, 16)
+    ep = ember.quantize(PaddingMask().eval(), (x,), [(x,)])
+    with pytest.raises(ember.CompileError, match=r"aten\.(gt|logical_not|masked_fill)"):
         ember.lower(ep, "cortex-m55")

@@ -147,6 +147,7 @@ class Legalizer {
     if (name == "aten.layer_norm") return layer_norm(op);
     if (name == "aten.flip") return flip(op);
     if (name == "aten.triu" || name == "aten.tril") return triangle(op, name == "aten.triu");
+    if (name == "aten.logical_not" || name == "aten.masked_fill") return boolean_mask(op);
     if (name == "aten.expand") {
       if (in(op, 0).num_elements() != g_.tensors[op.outputs[0]].num_elements())
         return fail(op, "expand that repeats values is not supported");
@@ -588,6 +589,27 @@ class Legalizer {
     y.is_constant = true;
     y.data.resize(values.size() * sizeof(float));
     std::memcpy(y.data.data(), values.data(), y.data.size());
+  }
+
+  // logical_not(mask) and masked_fill(x, mask, value) of constants, evaluated here: a boolean
+  // attention mask becomes the additive one at compile time (frontend._attention).
+  void boolean_mask(const Op& op) {
+    const bool fill = op.kind.find("masked_fill") != std::string::npos;
+    const Tensor& x = in(op, 0);
+    const Tensor& mask = in(op, fill ? 1 : 0);
+    if (!x.is_constant || !mask.is_constant || mask.dtype != DType::Bool || (fill && x.dtype != DType::Float32) ||
+        (fill && mask.num_elements() != x.num_elements()))
+      return fail(op, "of a constant boolean mask (as attention masks are) only; this one is computed or broadcast");
+    Tensor& y = g_.tensors[op.outputs[0]];
+    y.is_constant = true;
+    y.data = x.data;
+    if (!fill) {
+      for (uint8_t& b : y.data) b = b ? 0 : 1;
+      return;
+    }
+    const float value = static_cast<float>(op.f("value"));
+    for (size_t i = 0; i < mask.data.size(); ++i)
+      if (mask.data[i]) std::memcpy(&y.data[i * sizeof(float)], &value, sizeof(float));
   }
 
   // flip: a backwards slice per flipped axis.

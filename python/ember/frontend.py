@@ -71,7 +71,8 @@ def _attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     """scaled_dot_product_attention as its math (eval: no dropout): softmax(q kᵀ · scale + mask) v.
     Masks are added to the scores with -1e4 where a position is masked (a float mask's lower
     values are clamped to it): after the softmax that is 0 in float32 as -inf is, and the scores'
-    range stays finite for int8. The causal mask becomes a constant (legalize evaluates triu of a constant)."""
+    range stays finite for int8. The causal mask becomes a constant (legalize evaluates triu of a
+    constant), and so does a boolean mask (True keeps a position) that is a constant buffer."""
     if enable_gqa and key.shape[-3] != query.shape[-3]:
         repeat = query.shape[-3] // key.shape[-3]
         key, value = key.repeat_interleave(repeat, -3), value.repeat_interleave(repeat, -3)
