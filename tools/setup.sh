@@ -10,7 +10,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 DEBIAN_PACKAGES=(g++ make flatbuffers-compiler libflatbuffers-dev libgtest-dev nlohmann-json3-dev
                  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
                  qemu-system-arm
-                 clang libclang-rt-14-dev g++-multilib)  # fuzzing: libFuzzer, ASan/UBSan, -m32
+                 clang libclang-rt-14-dev g++-multilib  # fuzzing: libFuzzer, ASan/UBSan, -m32
+                 chromium)                               # ember view's screenshot test
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -74,6 +74,15 @@ def _inspect(args) -> int:
     return 0
 
 
+def _view(args) -> int:
+    from ember import Program
+    from ember.view import write_view
+
+    path = write_view(Program.load(args.program), _output(args.output), Path(args.program).name, args.bench, args.model)
+    print(f"{args.program} -> {path}")
+    return 0
+
+
 def _run(args) -> int:
     import torch
 
@@ -248,6 +257,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--plot", metavar="PNG", help="draw the memory timeline (matplotlib)")
     p.set_defaults(func=_inspect)
+
+    p = sub.add_parser("view", help="write one self-contained HTML page of a program: graph, kernels, memory plan")
+    p.add_argument("program")
+    p.add_argument("-o", "--output", required=True, help="the .html file to write")
+    p.add_argument("--bench", help="an `ember bench --json` report: show each op's instructions")
+    p.add_argument("--model", help="the bench row's model (default: the one with as many ops on this target)")
+    p.set_defaults(func=_view)
 
     p = sub.add_parser("run", help="run a program file on the host")
     p.add_argument("program")
