@@ -62,7 +62,8 @@ def _inspect(args) -> int:
         for io in info[kind]:  # the model's shape; how the device stores it beside (docs/firmware.md)
             stored = "" if io["layout"] == "as_model" else f" {io['shape']} {io['layout']}"
             quant = f", scale={io['scale']:.9g} zero_point={io['zero_point']}" if io["scale"] is not None else ""
-            print(f"{kind[:-1]} {io['name']}: {io['model_shape']}; on the device {io['dtype']}{stored}{quant}")
+            label = kind[:-1] if io["name"] == kind[:-1] else f"{kind[:-1]} {io['name']}"  # not "output output"
+            print(f"{label}: {io['model_shape']}; on the device {io['dtype']}{stored}{quant}")
     width = max((len(op["kernel"]) for op in info["ops"]), default=0)
     note_width = max((len(op["kernel_note"]) for op in info["ops"]), default=0)
     # Per layer: MACs, its constants' bytes (flash: weights, tables) and its outputs' (RAM).
