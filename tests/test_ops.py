@@ -127,6 +127,9 @@ def make_case(op: str, seed: int):
         cin, cout = rng.choice([3, 8]), rng.choice([4, 9])
         conv = nn.ConvTranspose1d(cin, cout, rng.choice([2, 3, 5]), stride=rng.choice([1, 2, 4]), padding=1)
         return nn.Sequential(conv, nn.ReLU()), (torch.randn(1, cin, rng.randint(4, 12)),)
+    if op == "upsample_1d":  # nearest over the length of a channels-last [N, C, L] activation
+        up = nn.Upsample(scale_factor=rng.choice([2, 3]))
+        return nn.Sequential(nn.Conv1d(3, 4, 3), up, nn.Conv1d(4, 2, 1)), (torch.randn(1, 3, rng.randint(5, 12)),)
     if op == "upsample":
         mode = rng.choice(["nearest", "bilinear"])
         align = rng.choice([False, True]) if mode == "bilinear" else None
@@ -147,7 +150,8 @@ def make_case(op: str, seed: int):
 OPS = ["conv2d", "depthwise_conv2d", "conv1d", "linear", "add", "mul", "avg_pool2d", "max_pool2d",
        "global_avg_pool", "softmax", "softmax_channels", "sigmoid", "tanh", "hardswish", "hardsigmoid", "gelu", "silu",
        "relu", "relu6", "scalar_arith", "flatten_linear", "permute", "cat", "pad", "conv_transpose2d",
-       "conv_transpose1d", "upsample", "softmax_any_axis", "leaky_relu", "elu", "adaptive_pool"]
+       "conv_transpose1d", "upsample", "softmax_any_axis", "leaky_relu", "elu", "adaptive_pool",
+       "upsample_1d"]
 
 
 # Seeds 2 and 3 make every input non-negative / non-positive, so the input zero point sits at the

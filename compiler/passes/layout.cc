@@ -214,22 +214,16 @@ class LayoutPass {
       }
     }
     if (op.kind == "cat" || op.kind == "slice" || op.kind == "spread") op.attrs["dim"] = cl_dim(op.i("dim"), rank);
-    if (op.kind == "adaptive_pool") {
-      Ints flags(4, 0);
-      for (size_t d = 0; d < rank; ++d) flags[cl_dim(d, rank)] = op.ints_attr("axes")[d];
-      op.attrs["axes"] = flags;
-    }
-    if (op.kind == "resize")
+    // Attributes with a value per dimension move with their dims (4 in the stored form).
+    auto per_dim = [&](const char* key) {
+      Ints stored(4, 0);
+      for (size_t d = 0; d < rank; ++d) stored[cl_dim(d, rank)] = op.ints_attr(key)[d];
+      op.attrs[key] = stored;
+    };
+    if (op.kind == "adaptive_pool") per_dim("axes");
+    if (op.kind == "pad") per_dim("before"), per_dim("after");
+    if (op.kind == "resize" && op.has("axes"))  // bilinear's H and W, rank 4
       op.attrs["axes"] = Ints{cl_dim(op.ints_attr("axes")[0], rank), cl_dim(op.ints_attr("axes")[1], rank)};
-    if (op.kind == "pad") {
-      Ints before(4, 0), after(4, 0);
-      for (size_t d = 0; d < rank; ++d) {
-        before[cl_dim(d, rank)] = op.ints_attr("before")[d];
-        after[cl_dim(d, rank)] = op.ints_attr("after")[d];
-      }
-      op.attrs["before"] = before;
-      op.attrs["after"] = after;
-    }
     emit(op);
   }
 

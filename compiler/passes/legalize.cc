@@ -376,7 +376,8 @@ class Legalizer {
     const int64_t align = op.has("align_corners") && std::holds_alternative<int64_t>(op.attrs.at("align_corners"))
                               ? op.i("align_corners") : 0;
     op.kind = "resize";
-    op.attrs = {{"mode", int64_t{bilinear ? 1 : 0}}, {"align_corners", align}, {"axes", Ints{2, 3}}};
+    op.attrs = {{"mode", int64_t{bilinear ? 1 : 0}}, {"align_corners", align}};
+    if (bilinear) op.attrs["axes"] = Ints{2, 3};  // nearest maps every axis by its sizes
     op.inputs.resize(1);
     emit(std::move(op));
   }
