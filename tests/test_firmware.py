@@ -168,7 +168,7 @@ def test_bench_reports_every_layer(tmp_path):
     assert sum(op["macs"] for op in row["ops"]) == row["macs"]
     assert sum(op["instructions"] for op in row["ops"]) <= row["instructions"]
     text = (tmp_path / "bench.md").read_text()
-    assert "#### ad on cortex-m55 (mve)" in text
+    assert "#### ad\n" in text and "| MACs | cortex-m55 (mve) |" in text
     assert "| 0 | layers.0.fc | 640 -> 128 | fully_connected_s8: mve kernel (matrix product) | 81,920 |" in text
 
 

@@ -158,9 +158,9 @@ def render_page(report: dict) -> str:
                    "".join(f"| {t} | {c['with_log']:,} | {c['no_log']:,} | {c['verifier']['with_log']:,} | "
                            f"{c['verifier']['no_log']:,} |\n" for t, c in ok.items()))
     out.append("\n## Load cost and stack\n\n" + load_markdown(results))
-    out.append("\n## Per layer (default plans)\n\nEach op's `Executor::run_op` (binding and call included); "
-               "the kernel column is the program's `kernel_note`. MACs are 0 for ops without "
-               "multiply-accumulates.\n" + layers_markdown([r for r in results if r.get("plan", "default") == "default"]))
+    out.append("\n## Per layer (default plans)\n\nInstructions of each op's `Executor::run_op` (binding and call "
+               "included) per core; the kernel column is the program's `kernel_note` on the first core. MACs "
+               "are 0 for ops without multiply-accumulates.\n" + layers_markdown([r for r in results if r.get("plan", "default") == "default"]))
     return "\n\n".join(part.strip("\n") for part in out) + "\n"
 
 
@@ -184,7 +184,7 @@ def load_markdown(results: list[dict]) -> str:
 def _source(models, targets, plans, memory) -> dict:
     """What was measured: the sources' commit, whether they had uncommitted changes, the
     toolchain, and the command that measures it again."""
-    from ember.firmware import source_root
+    from ember.sdk import source_root
 
     root = source_root()
 
@@ -267,19 +267,26 @@ def markdown(results: list[dict]) -> str:
 
 
 def layers_markdown(results: list[dict]) -> str:
-    """One table per (model, plan, target): each layer's kernel and what it costs."""
-    out = []
+    """One table per model and plan: each layer's kernel (as the first target runs it), its MACs
+    and its instructions on every target side by side; a target whose program has other ops gets
+    a table of its own."""
+    tables: dict[tuple, list[dict]] = {}  # (model, plan, layers) -> results
     for r in results:
-        if r.get("status") != "pass":
-            continue
-        plan = "" if r.get("plan", "default") == "default" else f", {r['plan']} plan"
-        out.append(f"\n#### {r['model']} on {r['target']} ({r['tier']}{plan})\n\n"
-                   "| # | layer | input -> output | kernel | MACs | instructions | MACs/instr | share |\n"
-                   "|---:|---|---|---|---:|---:|---:|---:|")
-        for i, op in enumerate(r["ops"]):
-            shape = lambda s: "x".join(map(str, s[1:] if s and len(s) > 1 else s or []))  # noqa: E731
-            rate = f"{op['macs'] / op['instructions']:.2f}" if op["macs"] and op["instructions"] else ""
+        if r.get("status") == "pass":
+            layers = tuple(op["layer"] for op in r["ops"])
+            tables.setdefault((r["model"], r.get("plan", "default"), layers), []).append(r)
+
+    def shape(s):
+        return "x".join(map(str, s[1:] if s and len(s) > 1 else s or []))
+
+    out = []
+    for (model, plan, _), rows in tables.items():
+        plan_note = "" if plan == "default" else f" ({plan} plan)"
+        cores = " | ".join(f"{r['target']} ({r['tier']})" for r in rows)
+        out.append(f"\n#### {model}{plan_note}\n\n| # | layer | input -> output | kernel | MACs | {cores} |\n"
+                   "|---:|---|---|---|---:|" + "---:|" * len(rows))
+        for i, op in enumerate(rows[0]["ops"]):
+            counts = " | ".join(f"{r['ops'][i]['instructions']:,}" for r in rows)
             out.append(f"| {i} | {op['layer']} | {shape(op['input_shape'])} -> {shape(op['output_shape'])} | "
-                       f"{op['kernel']}: {op['kernel_note']} | {op['macs']:,} | {op['instructions']:,} | {rate} | "
-                       f"{100 * op['instructions'] / r['instructions']:.1f}% |")
+                       f"{op['kernel']}: {op['kernel_note']} | {op['macs']:,} | {counts} |")
     return "\n".join(out) + "\n"
