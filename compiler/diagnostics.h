@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/ir.h"
+#include "ember/compiler/ir.h"
 
 namespace ember::compiler {
 

@@ -1,11 +1,11 @@
 //===- in_place.cc - Which ops may write their output over an input ------===//
 
-#include "compiler/in_place.h"
+#include "ember/compiler/in_place.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/kernel_table.h"
+#include "ember/compiler/kernel_table.h"
 
 namespace ember::compiler {
 

@@ -31,8 +31,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "compiler/ir.h"
-#include "compiler/target.h"
+#include "ember/compiler/ir.h"
+#include "ember/compiler/target.h"
 
 namespace ember::compiler {
 

@@ -2,7 +2,7 @@
 //
 // Built with nlohmann::json (ordered: keys in the order written here).
 
-#include "compiler/inspect.h"
+#include "ember/compiler/inspect.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "compiler/kernel_table.h"
-#include "schema/program_generated.h"
+#include "ember/compiler/kernel_table.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::compiler {
 namespace fb = ember::schema;

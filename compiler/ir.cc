@@ -1,6 +1,6 @@
 //===- ir.cc - Ember IR helpers -------------------------------------------===//
 
-#include "compiler/ir.h"
+#include "ember/compiler/ir.h"
 
 #include <algorithm>
 #include <set>

@@ -1,6 +1,6 @@
 //===- kernel_table.cc - Kernel ids by name -------------------------------===//
 
-#include "compiler/kernel_table.h"
+#include "ember/compiler/kernel_table.h"
 
 namespace ember::compiler {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "kernels/kernel_info.h"
+#include "ember/kernels/kernel_info.h"
 
 namespace ember::compiler {
 

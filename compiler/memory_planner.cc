@@ -1,6 +1,6 @@
 //===- memory_planner.cc - Greedy-by-size placement -----------------------===//
 
-#include "compiler/memory_planner.h"
+#include "ember/compiler/memory_planner.h"
 
 #include <algorithm>
 #include <cstdint>

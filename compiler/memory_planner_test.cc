@@ -1,8 +1,8 @@
 //===- memory_planner_test.cc - Greedy placement and the lower bound ------===//
 
-#include "compiler/memory_planner.h"
+#include "ember/compiler/memory_planner.h"
 
-#include "compiler/in_place.h"
+#include "ember/compiler/in_place.h"
 
 #include <gtest/gtest.h>
 

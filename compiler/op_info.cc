@@ -1,6 +1,6 @@
 //===- op_info.cc - The Ember op set and its traits, from ops.def ---------===//
 
-#include "compiler/op_info.h"
+#include "ember/compiler/op_info.h"
 
 namespace ember::compiler {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 #define NoFn false, kernels::UnaryOp::Neg
 #define EMBER_OP(kind, traits, aten, fn, kernels) {#kind, static_cast<uint8_t>(traits), aten, fn, kernels},
 constexpr OpInfo kOps[] = {
-#include "compiler/ops.def"
+#include "ember/compiler/ops.def"
 };
 #undef EMBER_OP
 #undef NoFn

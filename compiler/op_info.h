@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/portable/unary_f32.h"
+#include "ember/kernels/portable/unary_f32.h"
 
 namespace ember::compiler {
 

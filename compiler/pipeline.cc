@@ -1,12 +1,12 @@
 //===- pipeline.cc - The pass order, in one place -------------------------===//
 
-#include "compiler/pipeline.h"
+#include "ember/compiler/pipeline.h"
 
 #include <algorithm>
 #include <set>
 
-#include "compiler/passes/passes.h"
-#include "compiler/serialize.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/compiler/serialize.h"
 
 namespace ember::compiler {
 namespace {
@@ -18,7 +18,7 @@ struct PassEntry {
 
 #define EMBER_PASS(name, summary) {#name, &name},
 constexpr PassEntry kPasses[] = {
-#include "compiler/passes/passes.def"
+#include "ember/compiler/passes/passes.def"
 };
 #undef EMBER_PASS
 

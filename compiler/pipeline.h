@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/diagnostics.h"
-#include "compiler/ir.h"
-#include "compiler/target.h"
+#include "ember/compiler/diagnostics.h"
+#include "ember/compiler/ir.h"
+#include "ember/compiler/target.h"
 
 namespace ember::compiler {
 

@@ -1,13 +1,13 @@
 //===- serialize.cc - Write a compiled graph as a program file ------------===//
 
-#include "compiler/serialize.h"
+#include "ember/compiler/serialize.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "runtime/program.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/program.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::compiler {
 namespace fb = ember::schema;

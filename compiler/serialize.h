@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/diagnostics.h"
-#include "compiler/ir.h"
+#include "ember/compiler/diagnostics.h"
+#include "ember/compiler/ir.h"
 
 namespace ember::compiler {
 

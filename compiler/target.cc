@@ -1,6 +1,6 @@
 //===- target.cc - The target table, read from targets/targets.def --------===//
 
-#include "compiler/target.h"
+#include "ember/compiler/target.h"
 
 #include <cctype>
 #include <stdexcept>
@@ -24,7 +24,7 @@ struct Row {
 #define EMBER_FLASH(target, region, capacity) {Kind::Flash, target, region, "", capacity, Tier::Portable},
 #define EMBER_FIRMWARE(target, board_dir, flags) {Kind::Firmware, target, board_dir, flags, 0, Tier::Portable},
 constexpr Row kRows[] = {
-#include "targets/targets.def"
+#include "ember/targets/targets.def"
 };
 #undef EMBER_TARGET
 #undef EMBER_REGION

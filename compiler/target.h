@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 namespace ember::compiler {
 

@@ -22,12 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/arm/kernels.h"
-#include "kernels/kernel_table.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
-#include "runtime/program_structure.h"
-#include "runtime/program_structure_reference.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/kernels/kernel_table.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
+#include "ember/runtime/program_structure.h"
+#include "ember/runtime/program_structure_reference.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // Constant data from the X-macro; kept apart from the function table so host tools can use it
 // without linking any kernel.
 
-#include "kernels/kernel_info.h"
+#include "ember/kernels/kernel_info.h"
 
 namespace ember::kernels {
 
@@ -12,7 +12,7 @@ namespace {
 constexpr KernelInfo kKernelInfo[] = {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
   {#name, inputs, outputs, ints, floats, rt::InPlaceRule::in_place, kOptimized##optimized},
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 

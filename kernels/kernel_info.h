@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/arm/tier.h"
-#include "runtime/op_signatures.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/runtime/op_signatures.h"
 
 namespace ember::kernels {
 

@@ -3,15 +3,15 @@
 // Built from kernels.def with the X-macro: a kernel added to the list without its adapters
 // fails to link instead of failing at run time.
 
-#include "kernels/kernel_table.h"
+#include "ember/kernels/kernel_table.h"
 
-#include "kernels/kernels.h"
+#include "ember/kernels/kernels.h"
 
 namespace ember::kernels {
 
 const KernelEntry kKernelTable[] = {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) {&check_##name, &run_##name},
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 

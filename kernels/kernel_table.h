@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "runtime/kernel_registry.h"
+#include "ember/runtime/kernel_registry.h"
 
 namespace ember::kernels {
 

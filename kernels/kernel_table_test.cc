@@ -3,13 +3,13 @@
 // The table and the metadata both come from kernels.def: same length, every entry filled,
 // ids stable for a few anchors, and every check rejects an empty op instead of crashing.
 
-#include "kernels/kernel_table.h"
+#include "ember/kernels/kernel_table.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "kernels/kernel_info.h"
+#include "ember/kernels/kernel_info.h"
 
 namespace ember::kernels {
 namespace {

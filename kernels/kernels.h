@@ -7,14 +7,14 @@
 
 #pragma once
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels {
 
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
   rt::Status check_##name(const rt::OpContext& ctx);                           \
   rt::Status run_##name(const rt::OpContext& ctx);
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 
 }  // namespace ember::kernels

@@ -3,13 +3,13 @@
 // Everything here trusts the verifier: tensor and region indices, operand counts and byte
 // sizes were checked at load, so the only checks left are on what the caller passes in.
 
-#include "runtime/executor.h"
+#include "ember/runtime/executor.h"
 
 #include <string.h>
 
-#include "runtime/log.h"
-#include "runtime/op_signatures.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/log.h"
+#include "ember/runtime/op_signatures.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::rt {
 namespace {

@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/op_context.h"
-#include "runtime/program.h"
-#include "runtime/span.h"
-#include "runtime/status.h"
+#include "ember/runtime/op_context.h"
+#include "ember/runtime/program.h"
+#include "ember/runtime/span.h"
+#include "ember/runtime/status.h"
 
 namespace ember::rt {
 

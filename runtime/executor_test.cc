@@ -3,7 +3,7 @@
 // Runs the valid program of test_util.h end to end, then each caller error with its own
 // Status, and the arena stress test: every region size below the plan fails cleanly.
 
-#include "runtime/executor.h"
+#include "ember/runtime/executor.h"
 
 #include <gtest/gtest.h>
 #include <stdarg.h>
@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "runtime/log.h"
-#include "runtime/test_util.h"
+#include "ember/runtime/log.h"
+#include "ember/runtime/test_util.h"
 
 namespace {
 std::string g_last_log;
@@ -209,7 +209,7 @@ TEST(ExecutorRegions, OverlappingRegionsRejected) {
 TEST(StatusTest, EveryCodeHasItsOwnName) {
   const Status codes[] = {
 #define EMBER_STATUS(name, value, id, message) Status::name,
-#include "runtime/status.def"
+#include "ember/runtime/status.def"
 #undef EMBER_STATUS
   };
   std::set<std::string> names;

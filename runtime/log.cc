@@ -3,7 +3,7 @@
 // The weak default keeps the runtime linkable with no board support at all; a port overrides
 // ember_platform_log by defining it in any object file of the firmware.
 
-#include "runtime/log.h"
+#include "ember/runtime/log.h"
 
 extern "C" EMBER_WEAK void ember_platform_log(const char* fmt, va_list args) {
   (void)fmt;

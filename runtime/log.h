@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "runtime/status.h"
+#include "ember/runtime/status.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define EMBER_WEAK __attribute__((weak))

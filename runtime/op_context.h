@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/status.h"
+#include "ember/runtime/status.h"
 
 namespace ember::rt {
 

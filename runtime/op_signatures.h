@@ -34,7 +34,7 @@ constexpr bool fits_signature(int n) { return n >= -1 && n <= 14; }
 inline constexpr uint16_t kOpSignatures[] = {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
   internal::pack_signature(inputs, outputs, ints, floats),
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 
@@ -42,7 +42,7 @@ inline constexpr uint16_t kOpSignatures[] = {
   static_assert(internal::fits_signature(inputs) && internal::fits_signature(outputs) &&                    \
                     internal::fits_signature(ints) && internal::fits_signature(floats),                     \
                 "kernels.def: " #name "'s counts do not fit kOpSignatures");
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 
 /// The counts of kernel `id` (< kNumKnownKernels).
@@ -55,7 +55,7 @@ constexpr OpSignature op_signature(size_t id) {
 /// Kernel ids by name, in kernels.def order (the id stored in program files).
 enum class KernelId : uint16_t {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) name,
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 
@@ -67,7 +67,7 @@ enum class InPlaceRule : uint8_t { None, Unary, Binary, ConvRows, DepthwiseRows,
 
 inline constexpr InPlaceRule kInPlaceRules[] = {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) InPlaceRule::in_place,
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 };
 

@@ -5,14 +5,14 @@
 // placeholder: checks look at shapes and parameters only, and a present operand must never
 // look absent (absent = data nullptr), so the placeholder is a real, never-written address.
 
-#include "runtime/program.h"
+#include "ember/runtime/program.h"
 
 #include <string.h>
 
-#include "runtime/log.h"
-#include "runtime/op_signatures.h"
-#include "runtime/program_verifier.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/log.h"
+#include "ember/runtime/op_signatures.h"
+#include "ember/runtime/program_verifier.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::rt {
 namespace {
@@ -65,7 +65,7 @@ Status Program::load(Span<const uint8_t> file, const KernelTable& kernels, Progr
 
 // Out of line, so its operand views (kMaxOpInputs + kMaxOpOutputs of them, most of the frame)
 // are never on the stack together with verify_file's frames: the load's worst-case stack is
-// the larger of the two paths, not their sum (tools/stack_usage.py).
+// the larger of the two paths, not their sum (ember.stack_usage).
 EMBER_NOINLINE Status Program::check_kernels() const {
   OperandViews<kMaxOpInputs> inputs;
   OperandViews<kMaxOpOutputs> outputs;

@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/kernel_registry.h"
-#include "runtime/op_context.h"
-#include "runtime/span.h"
-#include "runtime/status.h"
+#include "ember/runtime/kernel_registry.h"
+#include "ember/runtime/op_context.h"
+#include "ember/runtime/span.h"
+#include "ember/runtime/status.h"
 
 namespace ember::schema {
 struct Program;  // generated from schema/program.fbs; kept out of this header

@@ -7,14 +7,14 @@
 // condition for condition, so that both accept the same files; fuzz/program_fuzzer.cc asserts
 // that on every input it runs.
 
-#include "runtime/program_structure.h"
+#include "ember/runtime/program_structure.h"
 
 #include <stddef.h>
 #include <string.h>
 
-#include "runtime/log.h"
-#include "runtime/program.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/log.h"
+#include "ember/runtime/program.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::rt::internal {
 namespace {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/span.h"
+#include "ember/runtime/span.h"
 
 namespace ember::rt::internal {
 

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/program.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/program.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::rt::testing {
 

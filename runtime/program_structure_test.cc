@@ -5,14 +5,14 @@
 // must be accepted or rejected by check_structure exactly as by the old flatbuffers-based
 // check (program_structure_reference.h). The table-count limit is tested at its edge.
 
-#include "runtime/program_structure.h"
+#include "ember/runtime/program_structure.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "runtime/program_structure_reference.h"
-#include "runtime/test_util.h"
+#include "ember/runtime/program_structure_reference.h"
+#include "ember/runtime/test_util.h"
 
 namespace ember::rt {
 namespace {

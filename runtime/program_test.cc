@@ -3,15 +3,15 @@
 // One test per class of malformation in docs/runtime.md, each starting from the valid program
 // of test_util.h and breaking one thing, and each expecting its own Status.
 
-#include "runtime/program.h"
+#include "ember/runtime/program.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
 #include <utility>
 
-#include "runtime/program_verifier.h"
-#include "runtime/test_util.h"
+#include "ember/runtime/program_verifier.h"
+#include "ember/runtime/test_util.h"
 
 namespace ember::rt {
 namespace {

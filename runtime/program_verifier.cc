@@ -6,16 +6,16 @@
 // what flatbuffers::Verifier accepts) every offset, vector and string is inside the file;
 // everything after it checks what the fields mean.
 
-#include "runtime/program_verifier.h"
+#include "ember/runtime/program_verifier.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/log.h"
-#include "runtime/op_signatures.h"
-#include "runtime/program.h"
-#include "runtime/program_structure.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/log.h"
+#include "ember/runtime/op_signatures.h"
+#include "ember/runtime/program.h"
+#include "ember/runtime/program_structure.h"
+#include "ember/schema/program_generated.h"
 
 // Vectors of int32/float are handed to kernels in place, which needs the file's byte order.
 static_assert(FLATBUFFERS_LITTLEENDIAN, "Ember reads program files in place: little-endian only");

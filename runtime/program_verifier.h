@@ -13,10 +13,10 @@
 
 #include <stdint.h>
 
-#include "runtime/kernel_registry.h"
-#include "runtime/op_context.h"
-#include "runtime/span.h"
-#include "runtime/status.h"
+#include "ember/runtime/kernel_registry.h"
+#include "ember/runtime/op_context.h"
+#include "ember/runtime/span.h"
+#include "ember/runtime/status.h"
 
 namespace ember::schema {
 struct Program;

@@ -2,7 +2,7 @@
 //
 // One short phrase per code (runtime/status.def), for logs and host tools.
 
-#include "runtime/status.h"
+#include "ember/runtime/status.h"
 
 namespace ember::rt {
 
@@ -11,7 +11,7 @@ const char* to_string(Status status) {
 #define EMBER_STATUS(name, value, id, message) \
   case Status::name:                           \
     return message;
-#include "runtime/status.def"
+#include "ember/runtime/status.def"
 #undef EMBER_STATUS
   }
   return "unknown status";

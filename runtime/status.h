@@ -11,7 +11,7 @@ namespace ember::rt {
 
 enum class Status : uint8_t {
 #define EMBER_STATUS(name, value, id, message) name = value,
-#include "runtime/status.def"
+#include "ember/runtime/status.def"
 #undef EMBER_STATUS
 };
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernel_registry.h"
-#include "runtime/op_signatures.h"
-#include "runtime/span.h"
-#include "schema/program_generated.h"
+#include "ember/runtime/kernel_registry.h"
+#include "ember/runtime/op_signatures.h"
+#include "ember/runtime/span.h"
+#include "ember/schema/program_generated.h"
 
 namespace ember::rt {
 /// Lets GoogleTest print a Status by name.

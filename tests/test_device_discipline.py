@@ -1,7 +1,7 @@
 """Device discipline, checked on real firmware builds: no heap symbol in any linked firmware, no
 recursion, and a static worst-case stack for Program::load and Executor::run under a stated
 budget (ember.firmware.STACK_BUDGET) on every emulated target, from the call graphs GCC writes
-with -fcallgraph-info (tools/stack_usage.py).
+with -fcallgraph-info (ember.stack_usage).
 
 The firmware is the sww test firmware per target plus the load-check firmware of
 tests/test_untrusted.py, which links every kernel.
@@ -86,21 +86,10 @@ def test_verifier_flash_within_budget(tmp_path):
     assert flash["verifier"] < flash["runtime_core"]
 
 
-def _stack_script():
-    """tools/stack_usage.py as a module."""
-    import importlib.util
-
-    from ember.firmware import source_root
-
-    spec = importlib.util.spec_from_file_location("su", source_root() / "tools" / "stack_usage.py")
-    su = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(su)
-    return su
-
-
 def test_stack_script_rejects_recursion(tmp_path):
-    """tools/stack_usage.py on a hand-made call graph: a cycle is an error, not a number."""
-    su = _stack_script()
+    """ember.stack_usage on a hand-made call graph: a cycle is an error, not a number."""
+    from ember import stack_usage as su
+
     (tmp_path / "a.ci").write_text(
         'graph: { title: "a"\n'
         'node: { title: "L" label: "ember::rt::Status ember::rt::Program::load(x)\\na.cc:1:1\\n16 bytes (static)" }\n'
@@ -118,7 +107,8 @@ def test_stack_script_rejects_recursion(tmp_path):
 def test_stack_script_counts_every_kernel_behind_the_table(tmp_path):
     """An indirect call from the runtime reaches the portable kernels and the optimized ones
     (ember::kernels::arm::); the deepest of them sets the bound."""
-    su = _stack_script()
+    from ember import stack_usage as su
+
     (tmp_path / "a.ci").write_text(
         'graph: { title: "a"\n'
         'node: { title: "L" label: "ember::rt::Status ember::rt::Program::load(x)\\na.cc:1:1\\n16 bytes (static)" }\n'

@@ -9,7 +9,6 @@ Needs the Arm toolchain and qemu-system-arm (tools/setup.sh); never skips.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -17,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from ember import _ember
-from ember.firmware import firmware_target, qemu_command, source_root
+from ember.firmware import firmware_target, qemu_command
+from ember.sdk import cache_dir, source_root
 
 pytestmark = pytest.mark.device  # QEMU and the Arm toolchain (tools/test.sh --tier device)
 
@@ -31,8 +31,7 @@ LINE = re.compile(r"kernel (\w+) tier (\w+): (\d+) cases, (\d+) optimized, (\d+)
 
 def _build(target: str) -> Path:
     root = source_root()
-    base = os.environ.get("EMBER_FIRMWARE_CACHE")
-    build = (Path(base) if base else root / "build" / "firmware") / f"kernel-tests-{target}"
+    build = cache_dir("firmware") / f"kernel-tests-{target}"
     if not (build / "build.ninja").exists():
         subprocess.run(["cmake", "-S", str(root / "targets" / "kernel_tests"), "-B", str(build), "-G", "Ninja",
                         f"-DCMAKE_TOOLCHAIN_FILE={root / 'targets' / 'arm-none-eabi.cmake'}",

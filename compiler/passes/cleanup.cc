@@ -8,9 +8,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
-#include "compiler/passes/view_chain.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/compiler/passes/view_chain.h"
 
 namespace ember::compiler {
 namespace {

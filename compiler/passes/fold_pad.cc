@@ -5,7 +5,7 @@
 // whose only reader is a conv or a pool that counts padding the same way is folded into that
 // op's padding: one copy of the activation less, in time and in RAM.
 
-#include "compiler/passes/passes.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {

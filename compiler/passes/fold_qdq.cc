@@ -9,8 +9,8 @@
 
 #include <algorithm>
 
-#include "compiler/op_info.h"
-#include "compiler/passes/passes.h"
+#include "ember/compiler/op_info.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {

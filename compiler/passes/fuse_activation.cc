@@ -8,7 +8,7 @@
 #include <cmath>
 #include <set>
 
-#include "compiler/passes/passes.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 

@@ -16,9 +16,9 @@
 #include <map>
 #include <set>
 
-#include "compiler/op_info.h"
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
+#include "ember/compiler/op_info.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {

@@ -14,9 +14,9 @@
 #include <map>
 #include <set>
 
-#include "compiler/op_info.h"
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
+#include "ember/compiler/op_info.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {
@@ -48,7 +48,7 @@ enum class How { Alias, View, Rule };
 const std::map<std::string, How>& aten_ops() {
   static const std::map<std::string, How> ops = {
 #define EMBER_ATEN(aten, how, op, note) {aten, How::how},
-#include "compiler/aten_ops.def"
+#include "ember/compiler/aten_ops.def"
 #undef EMBER_ATEN
   };
   return ops;

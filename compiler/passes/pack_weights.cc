@@ -21,14 +21,14 @@
 // runs the portable kernel). Host (Portable) programs are left unchanged. Weights keep their
 // OHWI / 1HWC / [O, K] layout: every tier's inner loop reads them as they are.
 
-#include "compiler/kernel_table.h"
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
-#include "kernels/arm/add_s8.h"
-#include "kernels/arm/batch_matmul_s8.h"
-#include "kernels/arm/conv2d_s8.h"
-#include "kernels/arm/depthwise_conv2d_s8.h"
-#include "kernels/arm/fold.h"
+#include "ember/compiler/kernel_table.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/kernels/arm/add_s8.h"
+#include "ember/kernels/arm/batch_matmul_s8.h"
+#include "ember/kernels/arm/conv2d_s8.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/fold.h"
 
 namespace ember::compiler {
 namespace {

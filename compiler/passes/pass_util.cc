@@ -1,6 +1,6 @@
 //===- pass_util.cc - Small helpers the passes share ----------------------===//
 
-#include "compiler/passes/pass_util.h"
+#include "ember/compiler/passes/pass_util.h"
 
 #include <cstring>
 

@@ -5,14 +5,14 @@
 
 #pragma once
 
-#include "compiler/diagnostics.h"
-#include "compiler/ir.h"
-#include "compiler/target.h"
+#include "ember/compiler/diagnostics.h"
+#include "ember/compiler/ir.h"
+#include "ember/compiler/target.h"
 
 namespace ember::compiler {
 
 #define EMBER_PASS(name, summary) Status name(Graph& graph, const Target& target, Diagnostics& diag);
-#include "compiler/passes/passes.def"
+#include "ember/compiler/passes/passes.def"
 #undef EMBER_PASS
 
 }  // namespace ember::compiler

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <map>
 
-#include "compiler/kernel_table.h"
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
-#include "compiler/pipeline.h"
+#include "ember/compiler/kernel_table.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/compiler/pipeline.h"
 
 namespace ember::compiler {
 namespace {

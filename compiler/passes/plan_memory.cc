@@ -22,9 +22,9 @@
 #include <numeric>
 #include <set>
 
-#include "compiler/in_place.h"
-#include "compiler/memory_planner.h"
-#include "compiler/passes/passes.h"
+#include "ember/compiler/in_place.h"
+#include "ember/compiler/memory_planner.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 namespace {

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
-#include "compiler/passes/unary_functions.h"
-#include "kernels/portable/quantize_multiplier.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/compiler/passes/unary_functions.h"
+#include "ember/kernels/portable/quantize_multiplier.h"
 
 namespace ember::compiler {
 namespace {

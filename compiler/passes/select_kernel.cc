@@ -8,12 +8,12 @@
 
 #include <cmath>
 
-#include "compiler/kernel_table.h"
-#include "compiler/op_info.h"
-#include "compiler/passes/pass_util.h"
-#include "compiler/passes/passes.h"
-#include "kernels/portable/reduce.h"
-#include "runtime/op_signatures.h"
+#include "ember/compiler/kernel_table.h"
+#include "ember/compiler/op_info.h"
+#include "ember/compiler/passes/pass_util.h"
+#include "ember/compiler/passes/passes.h"
+#include "ember/kernels/portable/reduce.h"
+#include "ember/runtime/op_signatures.h"
 
 namespace ember::compiler {
 namespace {

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "compiler/passes/passes.h"
+#include "ember/compiler/passes/passes.h"
 
 namespace ember::compiler {
 

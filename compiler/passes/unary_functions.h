@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/ir.h"
-#include "compiler/op_info.h"
+#include "ember/compiler/ir.h"
+#include "ember/compiler/op_info.h"
 
 namespace ember::compiler {
 

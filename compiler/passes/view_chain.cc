@@ -1,10 +1,10 @@
 //===- view_chain.cc - A chain of reshapes and transposes as one transpose ===//
 
-#include "compiler/passes/view_chain.h"
+#include "ember/compiler/passes/view_chain.h"
 
 #include <algorithm>
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::compiler {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "compiler/ir.h"
+#include "ember/compiler/ir.h"
 
 namespace ember::compiler {
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
-#include "targets/boards/board.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
+#include "ember/targets/boards/board.h"
 
 namespace {
 

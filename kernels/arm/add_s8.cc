@@ -4,11 +4,11 @@
 // of the broadcast (kernels/arm/elementwise.h) goes to the tier's add_s8_run or, with the
 // tables, add_s8_run_tables.
 
-#include "kernels/arm/add_s8.h"
+#include "ember/kernels/arm/add_s8.h"
 
-#include "kernels/arm/elementwise.h"
-#include "kernels/arm/primitives_scalar.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/arm/elementwise.h"
+#include "ember/kernels/arm/primitives_scalar.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
 namespace {

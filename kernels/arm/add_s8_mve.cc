@@ -9,12 +9,12 @@
 // is rescaled once; the tail is one predicated step. With the rescale tables (add_s8.h) each
 // operand's four values are one gather load instead. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
-#include "kernels/arm/add_s8.h"
-#include "kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/add_s8.h"
+#include "ember/kernels/arm/primitives_mve.h"
 
 namespace ember::kernels::arm {
 namespace {

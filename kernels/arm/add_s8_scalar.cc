@@ -6,12 +6,12 @@
 // requantization use the 32-bit forms of primitives_scalar.h (one SMLAL each) instead of the
 // portable 64-bit divisions.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
-#include "kernels/arm/add_s8.h"
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/add_s8.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 

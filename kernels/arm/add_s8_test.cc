@@ -5,10 +5,10 @@
 // them with the rescale tables the compiler adds. Then tables with one wrong entry, which the
 // check must refuse.
 
-#include "kernels/arm/add_s8.h"
+#include "ember/kernels/arm/add_s8.h"
 
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

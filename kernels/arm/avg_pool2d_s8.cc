@@ -3,9 +3,9 @@
 // Tier-independent: per output pixel the clipped window and its divisor, then the tier's
 // avg_window_s8.
 
-#include "kernels/arm/avg_pool2d_s8.h"
+#include "ember/kernels/arm/avg_pool2d_s8.h"
 
-#include "kernels/arm/pool_window.h"
+#include "ember/kernels/arm/pool_window.h"
 
 namespace ember::kernels::arm {
 

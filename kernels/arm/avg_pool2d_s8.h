@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/portable/avg_pool2d_s8.h"
-#include "kernels/portable/requantize.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/portable/avg_pool2d_s8.h"
+#include "ember/kernels/portable/requantize.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 

@@ -5,13 +5,13 @@
 // every 256 taps and at the end; then one division per channel (avg_finish_s8). A channel tail
 // is one predicated block. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
 #include <arm_mve.h>
 
-#include "kernels/arm/avg_pool2d_s8.h"
+#include "ember/kernels/arm/avg_pool2d_s8.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -5,16 +5,16 @@
 // per word load with SXTAB16 (windows of up to 255 taps per row), the Cortex-M3 four per word
 // load too; the remaining channels, and the Cortex-M0, go channel by channel.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
-#include "kernels/arm/avg_pool2d_s8.h"
+#include "ember/kernels/arm/avg_pool2d_s8.h"
 
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
-#include "kernels/arm/primitives_dsp.h"
+#include "ember/kernels/arm/primitives_dsp.h"
 #endif
 
 namespace ember::kernels::arm {

@@ -4,9 +4,9 @@
 // off, zero points at -128 and 127, inputs all -128 or all 127 (the largest sums), narrowed
 // activation ranges.
 
-#include "kernels/arm/avg_pool2d_s8.h"
+#include "ember/kernels/arm/avg_pool2d_s8.h"
 
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -1,10 +1,10 @@
 //===- batch_matmul_s8.cc - Optimized int8 product of two activations -----===//
 
-#include "kernels/arm/batch_matmul_s8.h"
+#include "ember/kernels/arm/batch_matmul_s8.h"
 
-#include "kernels/arm/mat_mult_s8.h"
-#include "kernels/arm/operands.h"
-#include "kernels/portable/batch_matmul.h"
+#include "ember/kernels/arm/mat_mult_s8.h"
+#include "ember/kernels/arm/operands.h"
+#include "ember/kernels/portable/batch_matmul.h"
 
 namespace ember::kernels::arm {
 

@@ -5,10 +5,10 @@
 // multipliers, shifts and bounds as the other tier tests draw them, the zoo's quantization
 // (the Cortex-M3's and DSP's fused row loop) in a third.
 
-#include "kernels/arm/batch_matmul_s8.h"
+#include "ember/kernels/arm/batch_matmul_s8.h"
 
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/batch_matmul.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/batch_matmul.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -1,6 +1,6 @@
 //===- binary_test_util.cc - Random cases for the broadcasting binary ops ---===//
 
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

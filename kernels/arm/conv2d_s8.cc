@@ -13,13 +13,13 @@
 // pixels when the output overlaps the input: the contract's B. im2col gathers a block's
 // windows into scratch before it writes any of the block's pixels, so its block size is free.
 
-#include "kernels/arm/conv2d_s8.h"
+#include "ember/kernels/arm/conv2d_s8.h"
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/operands.h"
-#include "kernels/arm/pool_window.h"
-#include "kernels/arm/primitives_scalar.h"
-#include "kernels/portable/conv2d_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/operands.h"
+#include "ember/kernels/arm/pool_window.h"
+#include "ember/kernels/arm/primitives_scalar.h"
+#include "ember/kernels/portable/conv2d_s8.h"
 
 namespace ember::kernels::arm {
 namespace {

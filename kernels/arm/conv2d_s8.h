@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/arm/mat_mult_s8.h"
-#include "kernels/arm/tier.h"
-#include "kernels/portable/conv_common.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/arm/mat_mult_s8.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/kernels/portable/conv_common.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 

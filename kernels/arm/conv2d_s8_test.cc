@@ -5,13 +5,13 @@
 // portable fallback); each through the built tier's check and run, im2col with a scratch of
 // any size the kernel takes.
 
-#include "kernels/arm/conv2d_s8.h"
+#include "ember/kernels/arm/conv2d_s8.h"
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/in_place_test.h"
-#include "kernels/arm/kernels.h"
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/conv2d_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/in_place_test.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/conv2d_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

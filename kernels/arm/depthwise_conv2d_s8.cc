@@ -9,14 +9,14 @@
 // at a time, in the op's direction, which is row-major order over all channels: a row's
 // output lies wholly below (above) the input rows it reads.
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
 
 #include <string.h>
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/operands.h"
-#include "kernels/portable/conv2d_s8.h"
-#include "kernels/portable/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/operands.h"
+#include "ember/kernels/portable/conv2d_s8.h"
+#include "ember/kernels/portable/depthwise_conv2d_s8.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -21,15 +21,15 @@
 // the interior kernel on a zero-point-padded strip (group_strip), and 8-channel layers pack
 // two pixels per vector (group_packed). Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
 #include <stddef.h>
 #include <string.h>
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
-#include "kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/primitives_mve.h"
 
 namespace ember::kernels::arm {
 namespace {

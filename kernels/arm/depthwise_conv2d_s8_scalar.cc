@@ -20,15 +20,15 @@
 // compare, branch (border: four SUB more). GCC's own code for this loop spills and recomputes
 // addresses, so it is assembly on those cores and C elsewhere.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
 #include <stddef.h>
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
-#include "kernels/arm/fast_out_asm.h"
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/fast_out_asm.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -24,19 +24,19 @@
 // scratch too small for one output (for an output that may overwrite its input: for the whole
 // row) run the listed-taps kernel of depthwise_conv2d_s8_scalar.cc.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
 #include <stddef.h>
 #include <string.h>
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
-#include "kernels/arm/fast_out_asm.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/fast_out_asm.h"
 #if EMBER_TIER == EMBER_TIER_DSP
-#include "kernels/arm/primitives_dsp.h"
+#include "ember/kernels/arm/primitives_dsp.h"
 #else
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 #endif
 
 namespace ember::kernels::arm {

@@ -6,13 +6,13 @@
 // Weights: [-127, 127] for every case the MVE kernel runs (a filter holding -128 must be
 // refused there), the full int8 range in half the other cases.
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/in_place_test.h"
-#include "kernels/arm/kernels.h"
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/in_place_test.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/depthwise_conv2d_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/portable/broadcast.h"
+#include "ember/kernels/portable/broadcast.h"
 
 namespace ember::kernels::arm {
 

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/arm/primitives_scalar.h"
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
 // h = SMMLA(a, m, rh) in x1, m kept in x0 for a tie.

@@ -1,11 +1,11 @@
 //===- fully_connected_s8.cc - Optimized int8 fully connected layer -------===//
 
-#include "kernels/arm/fully_connected_s8.h"
+#include "ember/kernels/arm/fully_connected_s8.h"
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/mat_mult_s8.h"
-#include "kernels/arm/operands.h"
-#include "kernels/portable/fully_connected_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/mat_mult_s8.h"
+#include "ember/kernels/arm/operands.h"
+#include "ember/kernels/portable/fully_connected_s8.h"
 
 namespace ember::kernels::arm {
 

@@ -6,7 +6,7 @@
 
 #pragma once
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 

@@ -3,12 +3,12 @@
 // Depths around the vector widths (1..70, 4n+-1, 16n+-1) and up to 300, 1..5 rows (the 4-row
 // blocks and their tails), 1..37 outputs.
 
-#include "kernels/arm/fully_connected_s8.h"
+#include "ember/kernels/arm/fully_connected_s8.h"
 
-#include "kernels/arm/fold.h"
-#include "kernels/arm/kernels.h"
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/fully_connected_s8.h"
+#include "ember/kernels/arm/fold.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/fully_connected_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

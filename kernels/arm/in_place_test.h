@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/arm/tier_test.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm::testing {
 

@@ -4,10 +4,10 @@
 // `optimized` column is Arm takes ember::kernels::arm's entry, every other (Portable, Bytes) the
 // portable one.
 
-#include "kernels/arm/kernels.h"
+#include "ember/kernels/arm/kernels.h"
 
-#include "kernels/kernels.h"
-#include "runtime/op_signatures.h"
+#include "ember/kernels/kernels.h"
+#include "ember/runtime/op_signatures.h"
 
 namespace ember::kernels::arm {
 namespace {
@@ -23,7 +23,7 @@ constexpr Table make_table() {
 #define EMBER_ENTRY_Arm(name) {&arm::check_##name, &arm::run_##name}
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) \
   t.entries[static_cast<size_t>(rt::KernelId::name)] = EMBER_ENTRY_##optimized(name);
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 #undef EMBER_ENTRY_Portable
 #undef EMBER_ENTRY_Bytes

@@ -7,8 +7,8 @@
 
 #pragma once
 
-#include "runtime/kernel_registry.h"
-#include "runtime/op_context.h"
+#include "ember/runtime/kernel_registry.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 
@@ -19,7 +19,7 @@ namespace ember::kernels::arm {
   rt::Status check_##name(const rt::OpContext& ctx); \
   rt::Status run_##name(const rt::OpContext& ctx);
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) EMBER_OPTIMIZED_##optimized(name)
-#include "kernels/kernels.def"
+#include "ember/kernels/kernels.def"
 #undef EMBER_KERNEL
 #undef EMBER_OPTIMIZED_Arm
 #undef EMBER_OPTIMIZED_Portable

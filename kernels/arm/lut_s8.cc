@@ -1,9 +1,9 @@
 //===- lut_s8.cc - Optimized int8 table lookup: checks, runs --------------===//
 
-#include "kernels/arm/lut_s8.h"
+#include "ember/kernels/arm/lut_s8.h"
 
-#include "kernels/arm/elementwise.h"
-#include "kernels/portable/lut_s8.h"
+#include "ember/kernels/arm/elementwise.h"
+#include "ember/kernels/portable/lut_s8.h"
 
 namespace ember::kernels::arm {
 

@@ -3,13 +3,13 @@
 // Sixteen elements per step: VLDRB, VEOR with 0x80 (in + 128 as an unsigned byte offset), one
 // VLDRB gather from the table and VSTRB. The tail is one predicated step. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
 #include <arm_mve.h>
 
-#include "kernels/arm/lut_s8.h"
+#include "ember/kernels/arm/lut_s8.h"
 
 namespace ember::kernels::arm {
 

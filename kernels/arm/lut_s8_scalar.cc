@@ -4,13 +4,13 @@
 // signed index into the table's middle (LDRB with a register offset after SXTB), and one word
 // store, instead of a byte load and store per element.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
 #include <string.h>
 
-#include "kernels/arm/lut_s8.h"
+#include "ember/kernels/arm/lut_s8.h"
 
 namespace ember::kernels::arm {
 

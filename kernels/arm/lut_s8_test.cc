@@ -2,10 +2,10 @@
 //
 // 1..600 elements (the word and vector tails), random tables, a third of the cases in place.
 
-#include "kernels/arm/lut_s8.h"
+#include "ember/kernels/arm/lut_s8.h"
 
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/lut_s8.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/lut_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 namespace ember::kernels::arm {
 

@@ -12,15 +12,15 @@
 // once per pair, with the requantization in the same loop (shallow_group, below).
 // Cortex-M4/M7/M33.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
 
 #include <stddef.h>
 #include <string.h>
 
-#include "kernels/arm/mat_mult_s8_loops.h"
-#include "kernels/arm/primitives_dsp.h"
+#include "ember/kernels/arm/mat_mult_s8_loops.h"
+#include "ember/kernels/arm/primitives_dsp.h"
 
 namespace ember::kernels::arm {
 
@@ -655,7 +655,7 @@ __attribute__((noinline)) void row_groups(RowGroups* g, const int8_t* w0) {
 #undef EMBER_RG_COL
 
 // The 2 x 2 blocks (and an odd last row, row_groups) over all of m. Its own frame: the callers'
-// tables are not on the stack under it (the static stack bound, tools/stack_usage.py).
+// tables are not on the stack under it (the static stack bound, ember.stack_usage).
 __attribute__((noinline)) void blocks_2x2(const MatMultS8& m) {
   mat_mult_s8_loops<dot_2x2, dot_1x4, dot_1x1, no_wide_columns, last_row_groups<row_groups, dot_1x4, dot_1x1>>(m);
 }

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/arm/mat_mult_s8.h"
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/mat_mult_s8.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 

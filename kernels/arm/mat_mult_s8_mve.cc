@@ -23,12 +23,12 @@
 //     DLSTP loop's setup and the tile round trip would cost more than they save.
 // Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
-#include "kernels/arm/mat_mult_s8.h"
-#include "kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/mat_mult_s8.h"
+#include "ember/kernels/arm/primitives_mve.h"
 
 namespace ember::kernels::arm {
 

@@ -6,13 +6,13 @@
 // loaded byte feeds two or three MLAs. The loops around the blocks are mat_mult_s8_loops.h's.
 // Cortex-M0/M3 and the host.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR
 
-#include "kernels/arm/fast_out_asm.h"
-#include "kernels/arm/mat_mult_s8_loops.h"
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/fast_out_asm.h"
+#include "ember/kernels/arm/mat_mult_s8_loops.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -4,9 +4,9 @@
 // tier's max_window_s8 takes the rest. A window with no tap inside (only with dilation) is
 // act_min, as in the portable kernel.
 
-#include "kernels/arm/max_pool2d_s8.h"
+#include "ember/kernels/arm/max_pool2d_s8.h"
 
-#include "kernels/arm/pool_window.h"
+#include "ember/kernels/arm/pool_window.h"
 
 namespace ember::kernels::arm {
 

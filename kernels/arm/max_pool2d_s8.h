@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/portable/max_pool2d_s8.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/portable/max_pool2d_s8.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 

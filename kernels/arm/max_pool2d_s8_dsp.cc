@@ -7,14 +7,14 @@
 // (max_window_channels_s8).
 // Cortex-M4/M7/M33.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_DSP
 
 #include <arm_acle.h>
 #include <string.h>
 
-#include "kernels/arm/max_pool2d_s8.h"
+#include "ember/kernels/arm/max_pool2d_s8.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -4,13 +4,13 @@
 // against the bounds, and a channel tail is one predicated (VCTP) block whose inactive lanes
 // are neither loaded nor stored. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
 #include <arm_mve.h>
 
-#include "kernels/arm/max_pool2d_s8.h"
+#include "ember/kernels/arm/max_pool2d_s8.h"
 
 namespace ember::kernels::arm {
 

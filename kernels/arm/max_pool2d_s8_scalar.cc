@@ -4,11 +4,11 @@
 // compare and a conditional move, with no bounds checks or index arithmetic inside the
 // clipped window. Cortex-M0/M3.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR
 
-#include "kernels/arm/max_pool2d_s8.h"
+#include "ember/kernels/arm/max_pool2d_s8.h"
 
 namespace ember::kernels::arm {
 

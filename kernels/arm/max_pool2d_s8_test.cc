@@ -3,9 +3,9 @@
 // The pools of random_pool with dilation (windows with no tap inside happen), narrowed
 // activation ranges.
 
-#include "kernels/arm/max_pool2d_s8.h"
+#include "ember/kernels/arm/max_pool2d_s8.h"
 
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

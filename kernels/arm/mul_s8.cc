@@ -3,10 +3,10 @@
 // Tier-independent: each innermost run of the broadcast (kernels/arm/elementwise.h) goes to the
 // tier's mul_s8_run.
 
-#include "kernels/arm/mul_s8.h"
+#include "ember/kernels/arm/mul_s8.h"
 
-#include "kernels/arm/elementwise.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/arm/elementwise.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
 

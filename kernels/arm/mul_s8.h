@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "kernels/portable/mul_s8.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/portable/mul_s8.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm {
 

@@ -5,12 +5,12 @@
 // shift <= -1 or shift >= 0 form, chosen once per op. A repeated operand is one corrected
 // value; the tail is one predicated step. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
-#include "kernels/arm/mul_s8.h"
-#include "kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/mul_s8.h"
+#include "ember/kernels/arm/primitives_mve.h"
 
 namespace ember::kernels::arm {
 namespace {

@@ -5,12 +5,12 @@
 // operand is corrected once, and the requantization is the 32-bit form of primitives_scalar.h
 // (one SMULL) instead of the portable 64-bit division.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
-#include "kernels/arm/mul_s8.h"
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/mul_s8.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 

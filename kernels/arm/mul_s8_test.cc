@@ -3,9 +3,9 @@
 // The broadcast cases of binary_test_util.cc with zero points at -128 and 127 (products up to
 // 255 * 255) and output shifts -31..30 with the extreme multipliers.
 
-#include "kernels/arm/mul_s8.h"
+#include "ember/kernels/arm/mul_s8.h"
 
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/arm/requantize_s8.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/arm/requantize_s8.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/portable/conv_common.h"
-#include "kernels/portable/pool_common.h"
+#include "ember/kernels/portable/conv_common.h"
+#include "ember/kernels/portable/pool_common.h"
 
 namespace ember::kernels::arm {
 

@@ -10,7 +10,7 @@
 #include <arm_acle.h>
 #include <stdint.h>
 
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 

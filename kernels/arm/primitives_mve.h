@@ -15,7 +15,7 @@
 #include <arm_mve.h>
 #include <stdint.h>
 
-#include "kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/primitives_scalar.h"
 
 namespace ember::kernels::arm {
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 #if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
 #include <arm_acle.h>

@@ -1,9 +1,9 @@
 //===- requantize_s8.cc - Optimized int8 rescale: checks, runs ------------===//
 
-#include "kernels/arm/requantize_s8.h"
+#include "ember/kernels/arm/requantize_s8.h"
 
-#include "kernels/arm/elementwise.h"
-#include "kernels/portable/requantize_s8.h"
+#include "ember/kernels/arm/elementwise.h"
+#include "ember/kernels/portable/requantize_s8.h"
 
 namespace ember::kernels::arm {
 

@@ -4,12 +4,12 @@
 // requantization of primitives_mve.h in its shift <= -1 or shift >= 0 form, chosen once per
 // op; the tail is one predicated step. Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
-#include "kernels/arm/primitives_mve.h"
-#include "kernels/arm/requantize_s8.h"
+#include "ember/kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/requantize_s8.h"
 
 namespace ember::kernels::arm {
 namespace {

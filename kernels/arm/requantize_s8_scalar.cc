@@ -4,13 +4,13 @@
 // the constants hoisted and the 32-bit requantization of primitives_scalar.h (one SMULL)
 // instead of the portable 64-bit division.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
-#include "kernels/arm/primitives_scalar.h"
-#include "kernels/arm/requantize_s8.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/requantize_s8.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels::arm {
 

@@ -3,10 +3,10 @@
 // 1..600 elements (the vector tails), zero points at -128 and 127, the extreme multipliers
 // with shifts -31..22, narrowed activation ranges, a third of the cases in place.
 
-#include "kernels/arm/requantize_s8.h"
+#include "ember/kernels/arm/requantize_s8.h"
 
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/requantize_s8.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/requantize_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

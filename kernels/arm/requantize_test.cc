@@ -6,14 +6,14 @@
 // the same values. Each case also checks the tier's per-channel value check
 // (valid_requantization) on a vector with at most one bad lane, at the edges of both ranges.
 
-#include "kernels/arm/primitives_scalar.h"
-#include "kernels/arm/requantize_s8.h"
-#include "kernels/arm/tier.h"
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/arm/primitives_scalar.h"
+#include "ember/kernels/arm/requantize_s8.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/op_check.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
-#include "kernels/arm/primitives_mve.h"
+#include "ember/kernels/arm/primitives_mve.h"
 #endif
 
 namespace ember::kernels::arm::testing {

@@ -1,10 +1,10 @@
 //===- softmax_s8.cc - Optimized int8 softmax: checks, runs ---------------===//
 
-#include "kernels/arm/softmax_s8.h"
+#include "ember/kernels/arm/softmax_s8.h"
 
 #include <stddef.h>
 
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
 namespace ember::kernels::arm {
 

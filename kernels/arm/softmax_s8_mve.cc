@@ -9,14 +9,14 @@
 // below 1; one compare of n - q * sum with the sum adds the 1 where it is missing. All loops
 // are tail-predicated (inactive lanes load nothing and store nothing). Cortex-M55/M85.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_MVE
 
 #include <arm_mve.h>
 
-#include "kernels/arm/softmax_s8.h"
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/arm/softmax_s8.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
 namespace ember::kernels::arm {
 

@@ -5,12 +5,12 @@
 // one), and per output one division and one clamp, without the portable row's per-element
 // tests for the 64-bit case.
 
-#include "kernels/arm/tier.h"
+#include "ember/kernels/arm/tier.h"
 
 #if EMBER_TIER == EMBER_TIER_SCALAR || EMBER_TIER == EMBER_TIER_DSP
 
-#include "kernels/arm/softmax_s8.h"
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/arm/softmax_s8.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
 namespace ember::kernels::arm {
 

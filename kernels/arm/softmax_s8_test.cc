@@ -6,10 +6,10 @@
 // one value past 2^23 (just, or far enough for e * 256 to pass 2^32), all zero, small values whose sums make rounding ties. Rows of one repeated value and of -128/127 extremes;
 // a tenth of the cases in place.
 
-#include "kernels/arm/softmax_s8.h"
+#include "ember/kernels/arm/softmax_s8.h"
 
-#include "kernels/arm/tier_test.h"
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::arm::testing {
 

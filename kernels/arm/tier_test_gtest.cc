@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/arm/tier.h"
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 namespace {

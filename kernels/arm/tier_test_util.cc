@@ -1,6 +1,6 @@
 //===- tier_test_util.cc - Random operands for the tier tests -------------===//
 
-#include "kernels/arm/tier_test.h"
+#include "ember/kernels/arm/tier_test.h"
 
 namespace ember::kernels::arm::testing {
 

@@ -1,9 +1,9 @@
 //===- adaptive_pool.cc - Adaptive average and max pooling ----------------===//
 
-#include "kernels/portable/adaptive_pool.h"
+#include "ember/kernels/portable/adaptive_pool.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

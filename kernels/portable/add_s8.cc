@@ -2,10 +2,10 @@
 //
 // TFLite's reference Add arithmetic over the shared broadcast walk.
 
-#include "kernels/portable/add_s8.h"
+#include "ember/kernels/portable/add_s8.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

@@ -5,9 +5,9 @@
 // loops start and stop at the input's edges, so a window far larger than the input costs what
 // the input does.
 
-#include "kernels/portable/avg_pool2d_s8.h"
+#include "ember/kernels/portable/avg_pool2d_s8.h"
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

@@ -1,9 +1,9 @@
 //===- batch_matmul.cc - Matrix products of two activations ---------------===//
 
-#include "kernels/portable/batch_matmul.h"
+#include "ember/kernels/portable/batch_matmul.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

@@ -7,11 +7,11 @@
 
 #include <cmath>
 
-#include "kernels/portable/batch_matmul.h"
-#include "kernels/portable/layer_norm_f32.h"
-#include "kernels/portable/quantize_multiplier.h"
-#include "kernels/portable/requantize.h"
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/batch_matmul.h"
+#include "ember/kernels/portable/layer_norm_f32.h"
+#include "ember/kernels/portable/quantize_multiplier.h"
+#include "ember/kernels/portable/requantize.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

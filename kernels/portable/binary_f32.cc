@@ -3,11 +3,11 @@
 // One walk, one switch per element: the portable kernels favour one obviously right loop over
 // seven copies; the op is fixed per call, so the branch predicts perfectly.
 
-#include "kernels/portable/binary_f32.h"
+#include "ember/kernels/portable/binary_f32.h"
 
 #include <math.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

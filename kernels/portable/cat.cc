@@ -3,11 +3,11 @@
 // The adapter walks the variadic inputs itself, so the kernel needs no pointer array (no heap,
 // no fixed maximum number of inputs).
 
-#include "kernels/portable/cat.h"
+#include "ember/kernels/portable/cat.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

@@ -3,7 +3,7 @@
 // One loop nest for both: a depthwise conv is the grouped conv whose group g reads input
 // channel g, with the weights stored 1HWC instead of OHWI.
 
-#include "kernels/portable/conv2d_f32.h"
+#include "ember/kernels/portable/conv2d_f32.h"
 
 namespace ember::kernels {
 

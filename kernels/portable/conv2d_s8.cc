@@ -3,9 +3,9 @@
 // Straight loops in the order of the formula: clarity over speed, since this file is the
 // numeric ground truth the optimized tiers are tested against.
 
-#include "kernels/portable/conv2d_s8.h"
+#include "ember/kernels/portable/conv2d_s8.h"
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

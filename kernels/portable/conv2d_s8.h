@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "kernels/portable/conv_common.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/portable/conv_common.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels {
 

@@ -4,11 +4,11 @@
 // reference (bit-exact against the contract's requantization of the exact accumulator, within
 // one quantum of a single real rounding), and the check's rejections.
 
-#include "kernels/portable/conv2d_s8.h"
+#include "ember/kernels/portable/conv2d_s8.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

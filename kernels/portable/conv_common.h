@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

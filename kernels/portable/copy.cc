@@ -2,11 +2,11 @@
 //
 // memmove, because the planner may place input and output in overlapping memory.
 
-#include "kernels/portable/copy.h"
+#include "ember/kernels/portable/copy.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

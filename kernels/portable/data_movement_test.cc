@@ -9,12 +9,12 @@
 
 #include <numeric>
 
-#include "kernels/portable/cat.h"
-#include "kernels/portable/copy.h"
-#include "kernels/portable/pad.h"
-#include "kernels/portable/slice.h"
-#include "kernels/portable/test_util.h"
-#include "kernels/portable/transpose.h"
+#include "ember/kernels/portable/cat.h"
+#include "ember/kernels/portable/copy.h"
+#include "ember/kernels/portable/pad.h"
+#include "ember/kernels/portable/slice.h"
+#include "ember/kernels/portable/test_util.h"
+#include "ember/kernels/portable/transpose.h"
 
 namespace ember::kernels {
 namespace {

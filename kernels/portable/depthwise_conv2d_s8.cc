@@ -2,9 +2,9 @@
 //
 // The numeric ground truth: conv2d_s8's loop nest and checks with the depthwise filter layout.
 
-#include "kernels/portable/depthwise_conv2d_s8.h"
+#include "ember/kernels/portable/depthwise_conv2d_s8.h"
 
-#include "kernels/portable/conv2d_s8.h"
+#include "ember/kernels/portable/conv2d_s8.h"
 
 namespace ember::kernels {
 

@@ -2,11 +2,11 @@
 //
 // Hand-computed depth multiplier case, random cases against the double reference, rejections.
 
-#include "kernels/portable/depthwise_conv2d_s8.h"
+#include "ember/kernels/portable/depthwise_conv2d_s8.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

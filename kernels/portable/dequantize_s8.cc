@@ -3,11 +3,11 @@
 // q - zero_point is an exact small integer, so converting before or after the subtraction
 // gives the same float; only the multiply rounds.
 
-#include "kernels/portable/dequantize_s8.h"
+#include "ember/kernels/portable/dequantize_s8.h"
 
 #include <math.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

@@ -7,13 +7,13 @@
 
 #include <cfenv>
 
-#include "kernels/portable/add_s8.h"
-#include "kernels/portable/dequantize_s8.h"
-#include "kernels/portable/lut_s8.h"
-#include "kernels/portable/mul_s8.h"
-#include "kernels/portable/quantize_s8.h"
-#include "kernels/portable/requantize_s8.h"
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/add_s8.h"
+#include "ember/kernels/portable/dequantize_s8.h"
+#include "ember/kernels/portable/lut_s8.h"
+#include "ember/kernels/portable/mul_s8.h"
+#include "ember/kernels/portable/quantize_s8.h"
+#include "ember/kernels/portable/requantize_s8.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

@@ -6,13 +6,13 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/binary_f32.h"
-#include "kernels/portable/conv2d_f32.h"
-#include "kernels/portable/fully_connected_f32.h"
-#include "kernels/portable/softmax_f32.h"
-#include "kernels/portable/test_util.h"
-#include "kernels/portable/unary_f32.h"
-#include "kernels/kernels.h"
+#include "ember/kernels/portable/binary_f32.h"
+#include "ember/kernels/portable/conv2d_f32.h"
+#include "ember/kernels/portable/fully_connected_f32.h"
+#include "ember/kernels/portable/softmax_f32.h"
+#include "ember/kernels/portable/test_util.h"
+#include "ember/kernels/portable/unary_f32.h"
+#include "ember/kernels/kernels.h"
 
 namespace ember::kernels {
 namespace {

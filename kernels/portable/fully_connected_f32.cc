@@ -2,10 +2,10 @@
 //
 // Shape rules are the int8 kernel's (check_linear_shapes), so both accept the same graphs.
 
-#include "kernels/portable/fully_connected_f32.h"
+#include "ember/kernels/portable/fully_connected_f32.h"
 
-#include "kernels/portable/fully_connected_s8.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/fully_connected_s8.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

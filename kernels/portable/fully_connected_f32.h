@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels {
 

@@ -2,9 +2,9 @@
 //
 // Row-by-row dot products; the numeric ground truth for the optimized tiers.
 
-#include "kernels/portable/fully_connected_s8.h"
+#include "ember/kernels/portable/fully_connected_s8.h"
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

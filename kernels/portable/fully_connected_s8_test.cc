@@ -2,11 +2,11 @@
 //
 // Hand-computed case, random cases against an exact reference, shape rejections.
 
-#include "kernels/portable/fully_connected_s8.h"
+#include "ember/kernels/portable/fully_connected_s8.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

@@ -1,10 +1,10 @@
 //===- layer_norm_f32.cc - Layer normalisation in float -------------------===//
 
-#include "kernels/portable/layer_norm_f32.h"
+#include "ember/kernels/portable/layer_norm_f32.h"
 
 #include <math.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

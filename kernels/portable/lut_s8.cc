@@ -2,9 +2,9 @@
 //
 // The table holds the whole function, including both quantizations and any clamp.
 
-#include "kernels/portable/lut_s8.h"
+#include "ember/kernels/portable/lut_s8.h"
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

@@ -4,9 +4,9 @@
 // walk (max_pool2d, pool_common.h) visits only the window's taps inside the input, so a window
 // far larger than the input costs what the input does.
 
-#include "kernels/portable/max_pool2d_s8.h"
+#include "ember/kernels/portable/max_pool2d_s8.h"
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

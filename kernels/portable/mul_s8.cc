@@ -2,10 +2,10 @@
 //
 // TFLite's reference Mul arithmetic over the shared broadcast walk.
 
-#include "kernels/portable/mul_s8.h"
+#include "ember/kernels/portable/mul_s8.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

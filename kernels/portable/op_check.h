@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/portable/broadcast.h"
-#include "runtime/op_context.h"
-#include "runtime/status.h"
+#include "ember/kernels/portable/broadcast.h"
+#include "ember/runtime/op_context.h"
+#include "ember/runtime/status.h"
 
 /// Returns `code` (an rt::Status enumerator name) from the enclosing check when cond is false.
 #define EMBER_KCHECK(cond, code)                                  \

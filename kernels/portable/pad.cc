@@ -4,11 +4,11 @@
 // into place: simple, and the copies are memcpy-sized. Data movement has no numerics to tune
 // per tier: the C library's memcpy is already the fastest copy on each core.
 
-#include "kernels/portable/pad.h"
+#include "ember/kernels/portable/pad.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

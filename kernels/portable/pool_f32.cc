@@ -6,7 +6,7 @@
 // count_include_pad divisor is an int64 product, as PyTorch's, since a padded window's area can
 // pass 2^31.
 
-#include "kernels/portable/pool_f32.h"
+#include "ember/kernels/portable/pool_f32.h"
 
 #include <math.h>
 

@@ -4,11 +4,11 @@
 // definitions (divisor, ceil mode, NaN propagation), windows up to several times the input and
 // of 65,536 taps, and rejections.
 
-#include "kernels/portable/pool_f32.h"
+#include "ember/kernels/portable/pool_f32.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

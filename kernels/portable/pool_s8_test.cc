@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/avg_pool2d_s8.h"
-#include "kernels/portable/max_pool2d_s8.h"
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/avg_pool2d_s8.h"
+#include "ember/kernels/portable/max_pool2d_s8.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

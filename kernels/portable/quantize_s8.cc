@@ -3,11 +3,11 @@
 // The rounding is spelled out rather than left to nearbyintf: a board's startup code may leave
 // the FPU in another rounding mode, and the result must not depend on it.
 
-#include "kernels/portable/quantize_s8.h"
+#include "ember/kernels/portable/quantize_s8.h"
 
 #include <math.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

@@ -3,10 +3,10 @@
 // Outputs in order; for each, an odometer over the reduced axes gathers its inputs. int8 sums
 // are int32 (the check bounds a group to 2^23 positions of at most 255 each).
 
-#include "kernels/portable/reduce.h"
+#include "ember/kernels/portable/reduce.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 namespace {

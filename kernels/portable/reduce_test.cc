@@ -3,15 +3,15 @@
 // Every subset of axes of random shapes against a direct per-output reference (sums in int64
 // and double), and the checks' rejections.
 
-#include "kernels/portable/reduce.h"
+#include "ember/kernels/portable/reduce.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "kernels/portable/quantize_multiplier.h"
-#include "kernels/portable/requantize.h"
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/quantize_multiplier.h"
+#include "ember/kernels/portable/requantize.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

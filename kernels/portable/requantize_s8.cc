@@ -2,10 +2,10 @@
 //
 // One multiply_by_quantized_multiplier per element, as the numeric contract fixes it.
 
-#include "kernels/portable/requantize_s8.h"
+#include "ember/kernels/portable/requantize_s8.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

@@ -3,14 +3,14 @@
 // Hand-computed cases that pin TFLite's rounding (including where it differs from a single
 // rounding), and random cases against an independent exact re-derivation in 128-bit integers.
 
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/requantize.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "kernels/portable/quantize_multiplier.h"
+#include "ember/kernels/portable/quantize_multiplier.h"
 
 namespace ember::kernels {
 namespace {

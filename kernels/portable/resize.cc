@@ -1,11 +1,11 @@
 //===- resize.cc - Nearest and bilinear resizing (upsampling) -------------===//
 
-#include "kernels/portable/resize.h"
+#include "ember/kernels/portable/resize.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

@@ -7,9 +7,9 @@
 
 #include <cmath>
 
-#include "kernels/portable/adaptive_pool.h"
-#include "kernels/portable/resize.h"
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/adaptive_pool.h"
+#include "ember/kernels/portable/resize.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

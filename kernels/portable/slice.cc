@@ -3,11 +3,11 @@
 // A run of `inner` contiguous elements per position: one memcpy each, so a channel split of a
 // channels-last tensor copies pixel by pixel and a split of the outermost axis is one block.
 
-#include "kernels/portable/slice.h"
+#include "ember/kernels/portable/slice.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

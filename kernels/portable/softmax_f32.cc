@@ -3,11 +3,11 @@
 // The exponentials are written to the output first, so no scratch is needed and the kernel
 // also works in place.
 
-#include "kernels/portable/softmax_f32.h"
+#include "ember/kernels/portable/softmax_f32.h"
 
 #include <math.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

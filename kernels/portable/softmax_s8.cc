@@ -4,10 +4,10 @@
 // else in int64, where e_i * 256 <= 2^39 and the row sum is at most depth * 2^31 even for a
 // hostile table, far from int64's limits.
 
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
-#include "kernels/portable/op_check.h"
-#include "kernels/portable/requantize.h"
+#include "ember/kernels/portable/op_check.h"
+#include "ember/kernels/portable/requantize.h"
 
 namespace ember::kernels {
 

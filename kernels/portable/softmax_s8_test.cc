@@ -3,11 +3,11 @@
 // Exact rounding against a long-double evaluation of the contract's formula, within one
 // quantum of the float softmax, and rejections.
 
-#include "kernels/portable/softmax_s8.h"
+#include "ember/kernels/portable/softmax_s8.h"
 
 #include <gtest/gtest.h>
 
-#include "kernels/portable/test_util.h"
+#include "ember/kernels/portable/test_util.h"
 
 namespace ember::kernels {
 namespace {

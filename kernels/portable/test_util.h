@@ -13,9 +13,9 @@
 #include <random>
 #include <vector>
 
-#include "kernels/portable/quantize_multiplier.h"
-#include "kernels/portable/requantize.h"
-#include "runtime/op_context.h"
+#include "ember/kernels/portable/quantize_multiplier.h"
+#include "ember/kernels/portable/requantize.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels::testing {
 

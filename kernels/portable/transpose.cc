@@ -3,11 +3,11 @@
 // Walks the output in order (sequential writes) and gathers from the input with per-axis
 // strides, like the broadcast walk.
 
-#include "kernels/portable/transpose.h"
+#include "ember/kernels/portable/transpose.h"
 
 #include <string.h>
 
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

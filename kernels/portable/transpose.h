@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/op_context.h"
+#include "ember/runtime/op_context.h"
 
 namespace ember::kernels {
 

@@ -3,12 +3,12 @@
 // Constants and operation order are PyTorch's (aten/src/ATen/native/cpu), so the float
 // reference graph and Ember round the same way.
 
-#include "kernels/portable/unary_f32.h"
+#include "ember/kernels/portable/unary_f32.h"
 
 #include <math.h>
 
-#include "kernels/kernels.h"
-#include "kernels/portable/op_check.h"
+#include "ember/kernels/kernels.h"
+#include "ember/kernels/portable/op_check.h"
 
 namespace ember::kernels {
 

@@ -186,7 +186,8 @@ def _firmware(args) -> int:
 def _report_qemu(result, meta_path, verbose: bool) -> int:
     meta = json.loads(Path(meta_path).read_text()) if Path(meta_path).exists() else {}
     names = meta.get("ops", [])
-    if verbose or result.status not in ("pass", "mismatch"):
+    # A firmware of one's own (no description beside it) has only its console to show.
+    if verbose or not meta or result.status not in ("pass", "mismatch"):
         print(result.stdout, end="")
         print(result.stderr, end="", file=sys.stderr)
     if result.ops:
@@ -210,9 +211,18 @@ def _qemu(args) -> int:
 
 def _export_c(args) -> int:
     from ember import Program
+
+    if (args.output is None) == (args.bundle is None):
+        raise SystemExit("ember export-c: give one of -o PREFIX (the program as C) or --bundle DIR")
+    program = Program.load(args.program)
+    if args.bundle:
+        from ember.bundle import export_bundle
+
+        print(export_bundle(program, args.bundle, args.target))
+        return 0
     from ember.firmware import export_c
 
-    for path in export_c(Program.load(args.program), _output(args.output)):
+    for path in export_c(program, _output(args.output), args.target):
         print(path)
     return 0
 
@@ -302,9 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=_qemu)
 
-    p = sub.add_parser("export-c", help="write a program as C: <output>.h, <output>.c, <output>_kernels.cc")
+    p = sub.add_parser("export-c", help="write a program as C: <output>.h, <output>.c, <output>_kernels.cc, "
+                       "or a folder that builds alone (--bundle)")
     p.add_argument("program")
-    p.add_argument("-o", "--output", required=True, help="path prefix, e.g. out/model")
+    p.add_argument("-o", "--output", help="path prefix, e.g. out/model")
+    p.add_argument("--bundle", metavar="DIR", help="write DIR: the program, the runtime, only its kernels, a "
+                   "Makefile and a CMakeLists (builds with arm-none-eabi-gcc alone; needs it to derive the files)")
+    p.add_argument("--target", help="the kernels' tier and the bundle's CPU (default: the program's target)")
     p.set_defaults(func=_export_c)
 
     p = sub.add_parser("bench", help="compile, build and run zoo models under QEMU; JSON + Markdown")

@@ -42,8 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from . import _ember
-from .firmware import (FirmwareError, _cache_dir, _locked, _require_tools, firmware_target, qemu_command,
-                       source_root)
+from .firmware import FirmwareError, _cache_dir, _locked, _require_tools, firmware_target, qemu_command
+from .sdk import cache_dir, source_root
 
 # The firmware's buffers (replay.cc): a case file, and all of a program's regions with their
 # guard bytes.
@@ -186,7 +186,7 @@ def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> l
 
 
 def build_replay_firmware(target: str, jobs: int = 2) -> Path:
-    """targets/firmware/replay.cc for `target`, cached in build/firmware/<target>-replay."""
+    """targets/firmware/replay.cc for `target`, built in the firmware cache (<target>-replay)."""
     if target not in REPLAY_TARGETS:
         raise FirmwareError(f"replay runs on {', '.join(REPLAY_TARGETS)} (their boards' SRAM holds its buffers)")
     _require_tools("arm-none-eabi-gcc", "cmake", "ninja", "qemu-system-arm")
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", required=True, help="a folder of program files (repeatable)")
     parser.add_argument("--targets", default="cortex-m3,cortex-m4,cortex-m55")
     parser.add_argument("--limit", type=int, default=None, help="at most this many cases")
-    parser.add_argument("--work-dir", default=str(source_root() / "build" / "replay"))
+    parser.add_argument("--work-dir", default=str(cache_dir("replay")))
     args = parser.parse_args(argv)
     files = sorted(p for d in args.corpus for p in Path(d).iterdir() if p.is_file())
     case_dir = Path(args.work_dir) / "cases"

@@ -12,13 +12,13 @@
 
 #include <cstring>
 
-#include "compiler/inspect.h"
-#include "compiler/op_info.h"
-#include "compiler/pipeline.h"
-#include "compiler/target.h"
+#include "ember/compiler/inspect.h"
+#include "ember/compiler/op_info.h"
+#include "ember/compiler/pipeline.h"
+#include "ember/compiler/target.h"
 #include "host_runtime.h"
-#include "kernels/kernel_info.h"
-#include "kernels/kernel_table.h"
+#include "ember/kernels/kernel_info.h"
+#include "ember/kernels/kernel_table.h"
 
 namespace nb = nanobind;
 using namespace ember;
@@ -90,7 +90,7 @@ std::string status_name(rt::Status s) {
 #define EMBER_STATUS(name, value, id, message) \
   case rt::Status::name:                       \
     return id;
-#include "runtime/status.def"
+#include "ember/runtime/status.def"
 #undef EMBER_STATUS
   }
   return "unknown";
@@ -201,7 +201,7 @@ NB_MODULE(_ember, m) {
       rows.append(row);
     };
 #define EMBER_ATEN(aten, how, op, note) add(aten, #how, op, note);
-#include "compiler/aten_ops.def"
+#include "ember/compiler/aten_ops.def"
 #undef EMBER_ATEN
     return rows;
   });
@@ -209,7 +209,7 @@ NB_MODULE(_ember, m) {
   m.def("status_codes", [] {
     nb::dict codes;
 #define EMBER_STATUS(name, value, id, message) codes[id] = nb::make_tuple(value, message);
-#include "runtime/status.def"
+#include "ember/runtime/status.def"
 #undef EMBER_STATUS
     return codes;
   });

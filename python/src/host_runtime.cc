@@ -6,12 +6,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kernels/arm/depthwise_conv2d_s8.h"
-#include "kernels/arm/kernels.h"
-#include "kernels/kernel_table.h"
-#include "runtime/op_signatures.h"
-#include "runtime/program_structure.h"
-#include "schema/program_generated.h"
+#include "ember/kernels/arm/depthwise_conv2d_s8.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/kernels/kernel_table.h"
+#include "ember/runtime/op_signatures.h"
+#include "ember/runtime/program_structure.h"
+#include "ember/schema/program_generated.h"
 
 namespace {
 thread_local char g_last_message[512];

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/arm/tier.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
 
 namespace ember::host {
 

@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/kernel_table.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
-#include "targets/boards/board.h"
+#include "ember/kernels/kernel_table.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
+#include "ember/targets/boards/board.h"
 
 extern "C" {
 extern const uint8_t ember_base_file[];

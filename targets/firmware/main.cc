@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "model.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
-#include "targets/boards/board.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
+#include "ember/targets/boards/board.h"
 
 extern "C" {
 extern uint8_t* const ember_arenas[];

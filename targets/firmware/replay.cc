@@ -21,10 +21,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/arm/kernels.h"
-#include "runtime/executor.h"
-#include "runtime/program.h"
-#include "targets/boards/board.h"
+#include "ember/kernels/arm/kernels.h"
+#include "ember/runtime/executor.h"
+#include "ember/runtime/program.h"
+#include "ember/targets/boards/board.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 //   kernel <name> tier <tier>: <cases> cases, <optimized> optimized, <mismatches> mismatches, ...
 // Exit code 0 when no case differs (and none was refused), 1 otherwise.
 
-#include "kernels/arm/tier.h"
-#include "kernels/arm/tier_test.h"
-#include "targets/boards/board.h"
+#include "ember/kernels/arm/tier.h"
+#include "ember/kernels/arm/tier_test.h"
+#include "ember/targets/boards/board.h"
 
 using namespace ember::kernels::arm::testing;
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Static worst-case stack of Program::load and Executor::run, from GCC's call graphs.
 
 A firmware build compiles the runtime, the kernels and the board support with
@@ -7,7 +6,7 @@ every function's frame size (static, or bounded/dynamic when it uses alloca or V
 call edges. This script reads them all from a build folder and computes, for each root, the
 deepest sum of frames along any call path.
 
-    python3 tools/stack_usage.py build/firmware/cortex-m55 --budget 2048 [--json]
+    python3 -m ember.stack_usage <firmware build folder> --budget 2048 [--json]
 
 Rules, so the bound is sound for the code Ember builds:
 - A cycle in the call graph (recursion) is an error: the bound would not exist.
@@ -125,7 +124,7 @@ def bound(build: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("build", type=Path, help="a firmware build folder (build/firmware/<target>)")
+    ap.add_argument("build", type=Path, help="a firmware build folder (python -m ember.sdk --cache)")
     ap.add_argument("--budget", type=int, default=0, help="fail when load or run needs more bytes")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
