@@ -105,7 +105,7 @@ class Base:
 def generate(bases: dict[str, bytes], per_class: int = 40, seed: int = 0) -> list[Lie]:
     """`per_class` distinct lying files for each class, from `bases` (name -> program bytes),
     the same ones for the same bases and seed."""
-    from ember.firmware import kernel_names
+    from ember.export import kernel_names
 
     names = kernel_names()
     prepared = [Base(n, bases[n], names) for n in sorted(bases)]

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import ember
-import ember.firmware
+import ember.export
 from ember import _ember
 from conftest import Lambda
 from fbpatch import TENSOR, Patcher
@@ -63,7 +63,7 @@ def _compile(fn, inputs, quantized: bool) -> bytes:
 
 
 def _op(p: Patcher, kernel: str) -> int:
-    kid = ember.firmware.kernel_names().index(kernel)
+    kid = ember.export.kernel_names().index(kernel)
     ops = [i for i in range(p.count("ops")) if p.get(p.op(i), "op", "kernel", "<H") == kid]
     assert len(ops) == 1, f"{kernel}: {len(ops)} ops"
     return p.op(ops[0])
@@ -310,7 +310,7 @@ PARAMETER_KERNELS = {
 
 
 def test_every_parameter_kernel_has_hang_files():
-    names = set(ember.firmware.kernel_names())
+    names = set(ember.export.kernel_names())
     assert PARAMETER_KERNELS <= names
     covered = {c.kernel for c in hang_cases()}
     assert PARAMETER_KERNELS <= covered, PARAMETER_KERNELS - covered

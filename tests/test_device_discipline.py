@@ -1,6 +1,6 @@
 """Device discipline, checked on real firmware builds: no heap symbol in any linked firmware, no
 recursion, and a static worst-case stack for Program::load and Executor::run under a stated
-budget (ember.firmware.STACK_BUDGET) on every emulated target, from the call graphs GCC writes
+budget (ember.measure.STACK_BUDGET) on every emulated target, from the call graphs GCC writes
 with -fcallgraph-info (ember.stack_usage).
 
 The firmware is the sww test firmware per target plus the load-check firmware of
@@ -16,9 +16,8 @@ import subprocess
 import pytest
 
 import ember
-from ember.firmware import (STACK_BUDGET, build_firmware, build_load_check_firmware,
-                            firmware_target, firmware_targets, flash_breakdown, static_stack,
-                            verifier_flash_budget)
+from ember.firmware import build_firmware, build_load_check_firmware, firmware_targets
+from ember.measure import STACK_BUDGET, flash_breakdown, static_stack, verifier_flash_budget
 from ember.models import ZOO
 
 pytestmark = pytest.mark.device  # QEMU and the Arm toolchain (tools/test.sh --tier device)
@@ -73,7 +72,7 @@ def test_load_check_firmware_with_every_kernel_has_no_heap(tmp_path):
 
 def test_verifier_flash_within_budget(tmp_path):
     """The load-time file checks (program_verifier + program_structure, from the link map) stay
-    within ember.firmware.verifier_flash_budget() on the Cortex-M55 without messages."""
+    within ember.measure.verifier_flash_budget() on the Cortex-M55 without messages."""
     import torch
 
     torch.manual_seed(0)

@@ -17,7 +17,10 @@ import pytest
 import torch
 
 import ember
-from ember.firmware import FirmwareError, build_firmware, device_inputs, flash_breakdown, run_qemu
+from ember.firmware import build_firmware, device_inputs
+from ember.measure import flash_breakdown
+from ember.qemu import run_qemu
+from ember.sdk import FirmwareError
 from ember.models import ZOO
 from ember.program import to_device
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from ember import _ember
-from ember.firmware import firmware_target, qemu_command
-from ember.sdk import cache_dir, source_root
+from ember.firmware import cmake_build, firmware_target
+from ember.qemu import qemu_command
+from ember.sdk import cache_dir
 
 pytestmark = pytest.mark.device  # QEMU and the Arm toolchain (tools/test.sh --tier device)
 
@@ -30,16 +31,8 @@ LINE = re.compile(r"kernel (\w+) tier (\w+): (\d+) cases, (\d+) optimized, (\d+)
 
 
 def _build(target: str) -> Path:
-    root = source_root()
     build = cache_dir("firmware") / f"kernel-tests-{target}"
-    if not (build / "build.ninja").exists():
-        subprocess.run(["cmake", "-S", str(root / "targets" / "kernel_tests"), "-B", str(build), "-G", "Ninja",
-                        f"-DCMAKE_TOOLCHAIN_FILE={root / 'targets' / 'arm-none-eabi.cmake'}",
-                        f"-DEMBER_TARGET={target}", "-DCMAKE_BUILD_TYPE=MinSizeRel",
-                        f"-DEMBER_KT_CASES={CASES}", "-DEMBER_KT_SEED=1"],
-                       check=True, capture_output=True, text=True)
-    r = subprocess.run(["cmake", "--build", str(build), "-j", "2"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    cmake_build("kernel_tests", build, target, [f"-DEMBER_KT_CASES={CASES}", "-DEMBER_KT_SEED=1"])
     return build / "kernel_tests.elf"
 
 

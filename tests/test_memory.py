@@ -15,7 +15,8 @@ import torch
 
 import ember
 from ember import _ember
-from ember.firmware import build_firmware, device_inputs, run_qemu
+from ember.firmware import build_firmware, device_inputs
+from ember.qemu import run_qemu
 from fbpatch import Patcher
 from ember.models import ZOO
 from ember.program import to_device

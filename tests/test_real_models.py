@@ -18,7 +18,8 @@ import pytest
 import torch
 
 import ember
-from ember.firmware import build_firmware, device_inputs, run_qemu
+from ember.firmware import build_firmware, device_inputs
+from ember.qemu import run_qemu
 from ember.models import SUITE, ZOO
 from ember.models._common import as_samples, smooth_noise
 from ember.program import to_device

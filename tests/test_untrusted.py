@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import pytest
 
 import ember
-import ember.firmware
-from ember.firmware import build_load_check_firmware, run_qemu
+import ember.export
+from ember.firmware import build_load_check_firmware
+from ember.qemu import run_qemu
 from ember import _ember
 from ember.models import ZOO
 import fbpatch
@@ -87,7 +88,7 @@ def _outputs_of(p: Patcher, op: int) -> list[int]:
 def crafted_cases(base: bytes) -> list[Case]:
     """At least one mutated kws file per class (class 16 is the executor's run-time index check
     on the unmodified file: no Ember kernel reads indices from tensor data yet)."""
-    kernels = ember.firmware.kernel_names()
+    kernels = ember.export.kernel_names()
     conv, dw = kernels.index("conv2d_s8"), kernels.index("depthwise_conv2d_s8")
     cases: list[Case] = []
 
@@ -333,7 +334,7 @@ def test_wrong_folded_bias_rejected_by_host_tools(kernel, base):
     """The device trusts the folded bias (it decides the numbers, not the memory touched); the
     host runtime recomputes it from the weights and names the op whose bias is wrong."""
     p = Patcher(base)
-    op = _op_with_kernel(p, ember.firmware.kernel_names().index(kernel))
+    op = _op_with_kernel(p, ember.export.kernel_names().index(kernel))
     rt = _ember.Runtime(_bump_folded_bias(base, op))
     assert (rt.status, rt.status_code) == CLASSES[14][1:], rt.message
     assert re.search(rf"op {op} .*kernel check failed: bad quantization", rt.message), rt.message

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 import ember
-from ember.firmware import export_c, firmware_target, qemu_command
+from ember.export import export_c
+from ember.firmware import firmware_target
+from ember.qemu import qemu_command
 from ember.sdk import source_root
 from ember.models import kws
 

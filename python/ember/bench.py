@@ -25,8 +25,10 @@ DEFAULT_TARGETS = ("cortex-m55", "cortex-m4", "cortex-m3")
 
 
 def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: Path) -> dict:
-    from ember.firmware import (STACK_BUDGET, FirmwareError, build_firmware, elf_size, flash_breakdown,
-                                firmware_target, run_qemu, static_stack)
+    from ember.firmware import build_firmware, firmware_target
+    from ember.measure import STACK_BUDGET, elf_size, flash_breakdown, static_stack
+    from ember.qemu import run_qemu
+    from ember.sdk import FirmwareError
 
     fw = build_firmware(program, target, work / f"{model_name}-{target}.elf", inputs=inputs)
     result = run_qemu(fw.elf, target)
@@ -105,7 +107,8 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
     # The runtime core alone, with and without its error messages (EMBER_NO_LOG), per target.
     core = {}
     for target in targets:
-        from ember.firmware import build_firmware, flash_breakdown
+        from ember.firmware import build_firmware
+        from ember.measure import flash_breakdown
 
         try:
             program = ember.lower(ember.quantize(*_tiny()), target)

@@ -22,7 +22,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ember.firmware import FirmwareError, _ident, cached_build, device_inputs, firmware_target
+from ember.export import _ident
+from ember.firmware import cached_build, device_inputs, firmware_target
 from ember.program import Program
 from ember.sdk import source_root
 

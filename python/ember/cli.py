@@ -112,7 +112,9 @@ def _demo(args) -> int:
     import torch
 
     import ember
-    from ember.firmware import build_firmware, elf_size, firmware_target, run_qemu
+    from ember.firmware import build_firmware, firmware_target
+    from ember.measure import elf_size
+    from ember.qemu import run_qemu
     from ember.models import kws
     from ember.models.kws import LABELS
 
@@ -154,7 +156,9 @@ def _demo(args) -> int:
 
 def _firmware(args) -> int:
     from ember import Program
-    from ember.firmware import build_firmware, check_capacities, elf_size, flash_breakdown, run_qemu
+    from ember.firmware import build_firmware, check_capacities
+    from ember.measure import elf_size, flash_breakdown
+    from ember.qemu import run_qemu
 
     program = Program.load(args.program)
     _output(args.output)
@@ -203,7 +207,7 @@ def _report_qemu(result, meta_path, verbose: bool) -> int:
 
 
 def _qemu(args) -> int:
-    from ember.firmware import run_qemu
+    from ember.qemu import run_qemu
 
     result = run_qemu(args.elf, args.target, timeout=args.timeout)
     return _report_qemu(result, Path(args.elf).with_suffix(".json"), args.verbose)
@@ -220,7 +224,7 @@ def _export_c(args) -> int:
 
         print(export_bundle(program, args.bundle, args.target))
         return 0
-    from ember.firmware import export_c
+    from ember.export import export_c
 
     for path in export_c(program, _output(args.output), args.target):
         print(path)
@@ -340,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except Exception as e:  # the errors a user causes are one line; anything else is a bug
-        from ember.firmware import FirmwareError
+        from ember.sdk import FirmwareError
 
         if not isinstance(e, (FirmwareError, ember.CompileError, ember.ProgramError, ember.FrontendError,
                               OSError, ValueError, ImportError)):

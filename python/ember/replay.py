@@ -42,8 +42,9 @@ from pathlib import Path
 import numpy as np
 
 from . import _ember
-from .firmware import FirmwareError, _cache_dir, _locked, _require_tools, firmware_target, qemu_command
-from .sdk import cache_dir, source_root
+from .firmware import _cache_dir, _locked, cmake_build, firmware_target
+from .qemu import qemu_command
+from .sdk import FirmwareError, cache_dir, require_tools
 
 # The firmware's buffers (replay.cc): a case file, and all of a program's regions with their
 # guard bytes.
@@ -189,20 +190,10 @@ def build_replay_firmware(target: str, jobs: int = 2) -> Path:
     """targets/firmware/replay.cc for `target`, built in the firmware cache (<target>-replay)."""
     if target not in REPLAY_TARGETS:
         raise FirmwareError(f"replay runs on {', '.join(REPLAY_TARGETS)} (their boards' SRAM holds its buffers)")
-    _require_tools("arm-none-eabi-gcc", "cmake", "ninja", "qemu-system-arm")
-    root = source_root()
+    require_tools("qemu-system-arm")
     build = _cache_dir(target, "-replay")
     with _locked(build.with_suffix(".lock")):
-        if not (build / "build.ninja").exists():
-            cmd = ["cmake", "-S", str(root / "targets" / "firmware"), "-B", str(build), "-G", "Ninja",
-                   f"-DCMAKE_TOOLCHAIN_FILE={root / 'targets' / 'arm-none-eabi.cmake'}",
-                   f"-DEMBER_TARGET={target}", "-DCMAKE_BUILD_TYPE=MinSizeRel", "-DEMBER_FW_REPLAY=ON"]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise FirmwareError(f"configuring replay firmware for {target} failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-        r = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs)], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise FirmwareError(f"building replay firmware for {target} failed:\n{(r.stdout + r.stderr)[-6000:]}")
+        cmake_build("firmware", build, target, ["-DEMBER_FW_REPLAY=ON"], jobs)
     return build / "firmware.elf"
 
 

@@ -15,12 +15,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
 
-class SdkError(RuntimeError):
-    """No Ember sources to build firmware from."""
+class FirmwareError(RuntimeError):
+    """Building or running firmware failed: no sources, a missing tool, a failed build, no board."""
+
+
+def require_tools(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        raise FirmwareError(f"missing tools: {', '.join(missing)} (run tools/setup.sh: it installs "
+                            "gcc-arm-none-eabi, libnewlib-arm-none-eabi, libstdc++-arm-none-eabi-newlib, "
+                            "qemu-system-arm)")
 
 
 def source_root() -> Path:
@@ -30,7 +39,7 @@ def source_root() -> Path:
         if (root / "targets" / "targets.def").is_file() and (root / "runtime").is_dir():
             return root.resolve()
     where = f"EMBER_ROOT={env}" if env else f"{here.parent / 'sdk'}"
-    raise SdkError(f"no Ember sources at {where}: reinstall the ember wheel, or set EMBER_ROOT "
+    raise FirmwareError(f"no Ember sources at {where}: reinstall the ember wheel, or set EMBER_ROOT "
                    "to a checkout")
 
 
@@ -47,7 +56,7 @@ def main(argv=None) -> int:
     try:
         root = source_root()
         print(root / "cmake" if "--cmake" in args else cache_dir("") if "--cache" in args else root)
-    except SdkError as e:
+    except FirmwareError as e:
         print(f"ember.sdk: {e}", file=sys.stderr)
         return 1
     return 0
