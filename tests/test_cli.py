@@ -38,11 +38,16 @@ def test_module_from_the_current_folder_into_a_new_folder(tmp_path):
     (("compile", "kwz", "-o", "m.emb"), "ember: 'kwz' is neither a zoo model"),
     (("inspect", "missing.emb"), "ember: [Errno 2] No such file or directory: 'missing.emb'"),
 ])
-def test_errors_are_one_line(tmp_path, args, message):
+def test_errors_are_one_line(tmp_path, monkeypatch, capsys, args, message):
+    """In process (the entry point is main): one line on stderr, a non-zero exit."""
+    from ember.cli import main
+
     (tmp_path / "mymodel.py").write_text(MODEL)
-    r = ember(*args, cwd=tmp_path)
-    assert r.returncode != 0
-    assert r.stderr.strip().startswith(message) and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "mymodel", raising=False)
+    assert main(list(args)) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(message) and len(err.splitlines()) == 1, err
 
 
 def test_help_and_version_do_not_import_torch(tmp_path):

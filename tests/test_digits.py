@@ -4,12 +4,14 @@ and run over the held-out set on the host runtime (the device's runtime and kern
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 import ember
 from ember.models.digits import accuracy, train_digits
 
 
+@pytest.mark.models
 def test_int8_accuracy_within_one_point_of_float(torch_threads):
     model, (x_train, _), (x_test, y_test) = train_digits(seed=0)
     g = torch.Generator().manual_seed(1)

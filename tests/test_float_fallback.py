@@ -47,6 +47,7 @@ def _kernels(program) -> set[str]:
     return {op["kernel"] for op in program.inspect()["ops"]}
 
 
+@pytest.mark.models
 def test_mobilenet_v2_lrn_int8_with_float_lrn(mobilenet_lrn, held_out, torch_threads):
     model = mobilenet_lrn
     # ember.compile is quantize + lower; keep the converted graph as the reference.
@@ -89,6 +90,7 @@ def test_mobilenet_v2_lrn_int8_with_float_lrn(mobilenet_lrn, held_out, torch_thr
     assert err.max() <= quant_err.max()
 
 
+@pytest.mark.models
 def test_mobilenet_v2_lrn_float(mobilenet_lrn, held_out):
     model = mobilenet_lrn
     program = ember.compile(model, model.example_inputs, quantized=False)

@@ -50,7 +50,8 @@ def _arena(program) -> int:
 
 
 @pytest.mark.parametrize("plan", PLANS)
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", [name if name in ("kws", "ad") else pytest.param(name, marks=pytest.mark.models)
+                                  for name in MODELS])  # the bigger models in the models tier
 def test_every_plan_passes_the_independent_checker(name, plan):
     info = _program(name, plan).inspect()
     assert check_plan(info, M55, inputs_consumed=plan == "smallest") == []

@@ -19,6 +19,8 @@ import ember
 from ember.models import MLPERF_TINY, ZOO
 from reference import run_float64
 
+pytestmark = pytest.mark.models  # whole models: the models tier (tools/test.sh --tier models)
+
 SAMPLES = 100
 CLASSIFIERS = {"kws", "vww", "ic", "sww"}
 

@@ -4,8 +4,8 @@
 #
 #   unit    the C++ suites (ctest) and the host Python tests: no QEMU; under a minute warm on
 #           two cores (pytest-xdist runs two workers in every pytest tier)
-#   models  the real-model suite (ember.models.suite) compiled and compared with PyTorch's
-#           quantized reference on the host (pytest -m models)
+#   models  whole models compiled and compared with PyTorch's quantized reference on the host:
+#           the real-model suite, the zoo, and the op tests' further random cases (pytest -m models)
 #   soak    a short bounded fuzz pass (30 s per build, 64- and 32-bit; fails on any sanitizer
 #           report or a hang past the per-input time limit); the long run is
 #           tools/fuzz.sh --seconds N --parallel
@@ -40,6 +40,9 @@ build() {
   cmake --build build/tests | grep -v "^\[" || true
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-build-isolation -e .
 }
+
+# Warm runs reuse compiled bytecode, pytest's rewritten test modules too.
+unset PYTHONDONTWRITEBYTECODE
 
 declare -A SPENT
 run_tier() {

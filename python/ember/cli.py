@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--targets", default="cortex-m55,cortex-m4,cortex-m3")
     p.add_argument("--json")
     p.add_argument("--md", help="Markdown: the summary table, runtime core, load cost and stack, then a "
-                   "per-layer table per model and target (default plans); docs/results.md is one")
+                   "per-layer table per model, the targets side by side (default plans); docs/results.md is one")
     p.add_argument("--from-json", metavar="JSON", help="write --md from this bench JSON; run nothing")
     p.add_argument("--work-dir", help="where the ELFs and maps go (default: a temporary folder)")
     p.add_argument("--memory", help="region capacities, e.g. DTCM=64K,SRAM=256K (default: the target table)")
