@@ -121,6 +121,11 @@ CompileResult compile(Graph graph, const Target& target, const CompileOptions& o
     }
     if (all || std::find(wanted.begin(), wanted.end(), pass.name) != wanted.end())
       result.ir_dumps += "// after " + std::string(pass.name) + "\n" + print_ir(graph);
+    if (options.stop_after == pass.name) {
+      result.ok = true;
+      result.graph = std::move(graph);
+      return result;
+    }
   }
   // The program's outputs are the model's: "output", or "output_0", "output_1", ... (the
   // tensors behind them carry PyTorch's node names, dequantize_per_tensor_14).

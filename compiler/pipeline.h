@@ -14,6 +14,7 @@ namespace ember::compiler {
 
 struct CompileOptions {
   std::vector<std::string> print_ir_after;  // pass names, or "all"
+  std::string stop_after;                   // a pass name: return the graph after it, no program
 };
 
 struct CompileResult {
@@ -21,6 +22,7 @@ struct CompileResult {
   std::vector<uint8_t> program;
   std::string diagnostics;  // every error, with the user's source lines
   std::string ir_dumps;     // the IR after the passes named in print_ir_after
+  Graph graph;              // with stop_after: the graph after that pass
 };
 
 /// Runs every pass in order on `graph` (consumed), verifying the graph after each one.

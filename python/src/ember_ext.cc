@@ -109,6 +109,48 @@ kernels::Tier file_tier(const std::string& file) {
   return kernels::Tier::Mve;
 }
 
+// compiler::Graph as Python values (lower_to_ir).
+nb::dict ir_to_python(const compiler::Graph& g) {
+  static const char* kLayouts[] = {"as_model", "nchw", "ncl"};
+  nb::list tensors, ops;
+  for (const compiler::Tensor& t : g.tensors) {
+    nb::dict row;
+    row["name"] = t.name;
+    row["shape"] = t.shape;
+    row["dtype"] = compiler::dtype_name(t.dtype);
+    row["layout"] = kLayouts[static_cast<int>(t.layout)];
+    if (t.quant) {
+      nb::dict q;
+      q["scale"] = t.quant->scale;
+      q["zero_point"] = t.quant->zero_point;
+      q["axis"] = t.quant->axis;
+      row["quant"] = q;
+    } else {
+      row["quant"] = nb::none();
+    }
+    row["data"] = t.is_constant ? nb::object(nb::bytes(reinterpret_cast<const char*>(t.data.data()), t.data.size()))
+                                : nb::none();
+    tensors.append(row);
+  }
+  for (const compiler::Op& op : g.ops) {
+    nb::dict row, attrs;
+    row["kind"] = op.kind;
+    row["inputs"] = op.inputs;
+    row["outputs"] = op.outputs;
+    for (const auto& [key, value] : op.attrs)
+      std::visit([&, k = key.c_str()](const auto& v) { attrs[k] = v; }, value);
+    row["attrs"] = attrs;
+    row["source"] = op.source;
+    ops.append(row);
+  }
+  nb::dict out;
+  out["tensors"] = tensors;
+  out["ops"] = ops;
+  out["inputs"] = g.inputs;
+  out["outputs"] = g.outputs;
+  return out;
+}
+
 }  // namespace
 
 NB_MODULE(_ember, m) {
@@ -142,6 +184,17 @@ NB_MODULE(_ember, m) {
     return nb::make_tuple(r.ok, program, r.diagnostics, r.ir_dumps);
   }, nb::arg("graph"), nb::arg("target"), nb::arg("print_ir_after"), nb::arg("memory") = "",
      nb::arg("plan") = "default", nb::arg("ram_budget") = 0);
+  // The graph after pass `stop_after`, as native values: {"tensors": [{name, shape, dtype, quant
+  // (None or {scale, zero_point, axis}), layout, data (bytes of a constant, else None)}], "ops":
+  // [{kind, inputs, outputs, attrs, source}], "inputs", "outputs"}. Raises ValueError with the
+  // diagnostics when a pass before it fails.
+  m.def("lower_to_ir", [](const PyGraph& g, const std::string& target, const std::string& stop_after) {
+    compiler::CompileOptions options;
+    options.stop_after = stop_after;
+    compiler::CompileResult r = compiler::compile(g.graph, compiler::find_target(target), options);
+    if (!r.ok) throw std::invalid_argument(r.diagnostics);
+    return ir_to_python(r.graph);
+  }, nb::arg("graph"), nb::arg("target"), nb::arg("stop_after"));
   m.def("target_names", &compiler::target_names);
   // targets/targets.def, row by row, as the compiler reads it.
   m.def("targets", [] {

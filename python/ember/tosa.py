@@ -1,0 +1,184 @@
+"""Ember's int8 ops as a TOSA 1.0 graph, the form the Ethos-U path hands to Vela.
+
+The input is the compiler's graph after `cleanup` (`_ember.lower_to_ir`): int8 activations
+channels last, weights OHWI (depthwise 1HWC), each conv and linear with its int32 bias and per
+channel multiplier and shift, and its int8 clamp (q_min, q_max). The graph is written with the
+TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
+
+    conv       CONV2D or DEPTHWISE_CONV2D (int32 accumulator), RESCALE, CLAMP when narrower than int8
+    linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
+    max_pool2d MAX_POOL2D
+    reshape    RESHAPE;  transpose  TRANSPOSE
+
+Numerics: Ember's multiply-and-shift rounds half to even, once (kernels/portable/requantize.h);
+TOSA's RESCALE with SINGLE_ROUND rounds half up. The two agree except on exact ties
+(docs/numerics.md); everything else is the same integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_NP = {"int8": np.int8, "int32": np.int32}
+
+
+class TosaError(ValueError):
+    """An op or operand this emitter has no TOSA form for; the message names it."""
+
+
+def _serializer():
+    try:
+        import tosa_serializer
+    except ImportError:
+        raise TosaError("the TOSA path needs the tosa-tools package (pip install tosa-tools==2026.8.0; "
+                        "tools/setup.sh installs it)") from None
+    return tosa_serializer
+
+
+def emit(ir: dict) -> bytes:
+    """The whole graph of `ir` as one TOSA flatbuffer: its inputs as placeholders, its outputs
+    as the graph's outputs (in the order their ops write them)."""
+    return _Emitter(ir).run()
+
+
+class _Emitter:
+    def __init__(self, ir: dict):
+        self.ts = ts = _serializer()
+        self.ir = ir
+        self.ser = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
+        self.names: dict[int, str] = {}
+        for t in ir["inputs"]:
+            self._int8(t, "graph input")
+            self.names[t] = self.ser.addPlaceholder(self.tensor(t)["shape"], ts.DType.INT8).name
+
+    def tensor(self, t: int) -> dict:
+        return self.ir["tensors"][t]
+
+    def _int8(self, t: int, what: str) -> None:
+        if self.tensor(t)["dtype"] != "int8":
+            raise TosaError(f"{what} {self.tensor(t)['name']} is {self.tensor(t)['dtype']}, not int8")
+
+    def data(self, t: int) -> np.ndarray:
+        info = self.tensor(t)
+        return np.frombuffer(info["data"], _NP[info["dtype"]]).reshape(info["shape"])
+
+    def const(self, values: np.ndarray, dtype) -> str:
+        return self.ser.addConst(list(values.shape), dtype, values).name
+
+    def shape(self, dims) -> str:
+        return self.const(np.array(dims, np.int64), self.ts.DType.SHAPE)
+
+    def temp(self, shape, dtype) -> str:
+        return self.ser.addIntermediate(list(shape), dtype).name
+
+    def result(self, t: int) -> str:
+        """The name an op writes tensor `t` under: a graph output or an intermediate."""
+        self._int8(t, "output")
+        shape = self.tensor(t)["shape"]
+        tensor = (self.ser.addOutput(shape, self.ts.DType.INT8) if t in self.ir["outputs"]
+                  else self.ser.addIntermediate(shape, self.ts.DType.INT8))
+        self.names[t] = tensor.name
+        return tensor.name
+
+    def op(self, code, inputs, outputs, attr) -> None:
+        self.ser.addOperator(code, inputs, outputs, attr)
+
+    def reshape(self, x: str, shape, out: str) -> None:
+        attr = self.ts.TosaSerializerAttribute()
+        attr.ReshapeAttribute()
+        self.op(self.ts.Op.RESHAPE, [x, self.shape(shape)], [out], attr)
+
+    def run(self) -> bytes:
+        for op in self.ir["ops"]:
+            emit_op = getattr(self, f"_{op['kind']}", None)
+            if emit_op is None:
+                raise TosaError(f"no TOSA form for {op['kind']} ({op['source']})")
+            emit_op(op)
+        return bytes(self.ser.serialize())
+
+    # --- the int32 accumulator back to int8 ---------------------------------------------------
+
+    def requantize(self, acc: str, shape, op: dict, out: str) -> None:
+        ts, a = self.ts, op["attrs"]
+        multiplier = self.data(op["inputs"][3]).astype(np.int32)
+        shift = 31 - self.data(op["inputs"][4]).astype(np.int64)  # Ember: 2^(shift - 31); TOSA: >> s
+        if shift.min() < 2 or shift.max() > 62:
+            raise TosaError(f"a requantization shift outside TOSA's 2..62 ({op['source']})")
+        attr = ts.TosaSerializerAttribute()
+        attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, len(multiplier) > 1, False, False)
+        clamp = a["q_min"] > -128 or a["q_max"] < 127
+        rescaled = self.temp(shape, ts.DType.INT8) if clamp else out
+        self.op(ts.Op.RESCALE, [acc, self.const(multiplier, ts.DType.INT32),
+                                self.const(shift.astype(np.int8), ts.DType.INT8),
+                                self.const(np.zeros(1, np.int32), ts.DType.INT32),
+                                self.const(np.array([a["output_zp"]], np.int8), ts.DType.INT8)],
+                [rescaled], attr)
+        if clamp:
+            attr = ts.TosaSerializerAttribute()
+            attr.ClampAttribute([a["q_min"] & 0xFF], [a["q_max"] & 0xFF], ts.NanPropagationMode.PROPAGATE)
+            self.op(ts.Op.CLAMP, [rescaled], [out], attr)
+
+    def accumulate(self, code, attr, x: str, weights: np.ndarray, op: dict, out_shape) -> str:
+        ts = self.ts
+        acc = self.temp(out_shape, ts.DType.INT32)
+        self.op(code, [x, self.const(weights, ts.DType.INT8),
+                       self.const(self.data(op["inputs"][2]).astype(np.int32), ts.DType.INT32),
+                       self.const(np.array([op["attrs"]["input_zp"]], np.int8), ts.DType.INT8),
+                       self.const(np.zeros(1, np.int8), ts.DType.INT8)], [acc], attr)
+        return acc
+
+    # --- ops ----------------------------------------------------------------------------------
+
+    def _conv(self, op: dict) -> None:
+        ts, a = self.ts, op["attrs"]
+        if a["rank"] != 4:
+            raise TosaError(f"conv of rank {a['rank']} ({op['source']})")
+        top, left, bottom, right = a["padding"]  # Ember: before h, w; after h, w
+        pad, stride, dilation = [top, bottom, left, right], a["stride"], a["dilation"]
+        out = self.tensor(op["outputs"][0])["shape"]
+        weights = self.data(op["inputs"][1])
+        attr = ts.TosaSerializerAttribute()
+        if a["depthwise"]:
+            weights = weights.reshape(weights.shape[1:] + (1,))  # 1HWC -> HWC1, the same bytes
+            attr.DepthwiseConv2dAttribute(pad, stride, dilation, False, ts.DType.INT32)
+            code = ts.Op.DEPTHWISE_CONV2D
+        elif a["groups"] == 1:
+            attr.Conv2dAttribute(pad, stride, dilation, False, ts.DType.INT32)
+            code = ts.Op.CONV2D
+        else:
+            raise TosaError(f"grouped conv (groups={a['groups']}) ({op['source']})")
+        acc = self.accumulate(code, attr, self.names[op["inputs"][0]], weights, op, out)
+        self.requantize(acc, out, op, self.result(op["outputs"][0]))
+
+    def _linear(self, op: dict) -> None:
+        ts = self.ts
+        x, out_t = self.tensor(op["inputs"][0]), op["outputs"][0]
+        rows, cin = int(np.prod(x["shape"][:-1])), x["shape"][-1]
+        weights = self.data(op["inputs"][1])
+        cout = weights.shape[0]
+        pixels = self.temp([rows, 1, 1, cin], ts.DType.INT8)
+        self.reshape(self.names[op["inputs"][0]], [rows, 1, 1, cin], pixels)
+        attr = ts.TosaSerializerAttribute()
+        attr.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
+        acc = self.accumulate(ts.Op.CONV2D, attr, pixels, weights.reshape(cout, 1, 1, cin), op, [rows, 1, 1, cout])
+        y = self.temp([rows, 1, 1, cout], ts.DType.INT8)
+        self.requantize(acc, [rows, 1, 1, cout], op, y)
+        shape = self.tensor(out_t)["shape"]
+        self.reshape(y, shape, self.result(out_t))
+
+    def _max_pool2d(self, op: dict) -> None:
+        ts, a = self.ts, op["attrs"]
+        if a["dilation"] != [1, 1]:
+            raise TosaError(f"dilated max_pool2d ({op['source']})")
+        top, left, bottom, right = a["padding"]
+        attr = ts.TosaSerializerAttribute()
+        attr.MaxPool2dAttribute(a["kernel"], a["stride"], [top, bottom, left, right], ts.NanPropagationMode.PROPAGATE)
+        self.op(ts.Op.MAX_POOL2D, [self.names[op["inputs"][0]]], [self.result(op["outputs"][0])], attr)
+
+    def _reshape(self, op: dict) -> None:
+        self.reshape(self.names[op["inputs"][0]], self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
+
+    def _transpose(self, op: dict) -> None:
+        attr = self.ts.TosaSerializerAttribute()
+        attr.TransposeAttribute(op["attrs"]["perm"])
+        self.op(self.ts.Op.TRANSPOSE, [self.names[op["inputs"][0]]], [self.result(op["outputs"][0])], attr)

@@ -1,0 +1,128 @@
+"""The TOSA Ember emits for its int8 ops (ember.tosa), run by the TOSA reference model of the
+pinned tosa-tools package, against Ember's portable kernels (the host runtime).
+
+Per op and quantization corner (per-channel scales, non-zero zero points, activation clamps,
+saturation: the random inputs span all of int8 while calibration saw a normal distribution),
+the two must be equal except on exact rounding ties, where TOSA's RESCALE rounds half up and
+Ember half to even. The test recomputes every conv and linear accumulator exactly (float64 on
+integers), so it knows where the ties are: it counts them and fails on any other difference.
+The reference model's arithmetic stands in for the Ethos-U's here; no NPU runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import tosa_reference_model
+import torch.nn.functional as F
+from torch import nn
+
+import ember
+from ember import _ember
+from ember.api import to_graph
+from ember.tosa import emit
+
+
+SAMPLES = 8
+
+CASES = {
+    "conv3x3": (lambda: nn.Conv2d(3, 8, 3, padding=1), (1, 3, 8, 8)),
+    "conv_stride2_asymmetric_pad_relu": (lambda: nn.Sequential(nn.Conv2d(4, 6, 3, stride=2, padding=(1, 0)), nn.ReLU()),
+                                         (1, 4, 9, 7)),
+    "conv_dilated": (lambda: nn.Conv2d(4, 4, 3, dilation=2, padding=2), (1, 4, 8, 8)),
+    "depthwise_relu6": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.ReLU6()), (1, 8, 6, 6)),
+    "pointwise": (lambda: nn.Conv2d(8, 16, 1), (1, 8, 5, 5)),
+    "linear": (lambda: nn.Linear(48, 10), (2, 48)),
+    "max_pool": (lambda: nn.MaxPool2d(3, stride=2, padding=1), (1, 4, 9, 9)),
+    "max_pool_flatten": (lambda: nn.Sequential(nn.MaxPool2d(2), nn.Flatten()), (1, 4, 6, 6)),  # transpose, reshape
+}
+
+
+def _ir_and_program(name: str):
+    make, shape = CASES[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    x = torch.randn(shape)
+    ep = ember.quantize(model, (x,), [(torch.randn(shape),) for _ in range(16)])
+    return _ember.lower_to_ir(to_graph(ep), "host", "cleanup"), ember.lower(ep, "host")
+
+
+def _data(ir, t):
+    info = ir["tensors"][t]
+    return np.frombuffer(info["data"], {"int8": np.int8, "int32": np.int32}[info["dtype"]]).reshape(info["shape"])
+
+
+def _accumulator(ir, op, x: np.ndarray) -> np.ndarray:
+    """The op's exact int32 accumulator (as int64), channels last, from its IR operands."""
+    a = op["attrs"]
+    w = torch.from_numpy(_data(ir, op["inputs"][1]).astype(np.float64))
+    bias = torch.from_numpy(_data(ir, op["inputs"][2]).astype(np.float64))
+    xs = torch.from_numpy(x.astype(np.float64) - a["input_zp"])
+    if op["kind"] == "linear":
+        return (xs @ w.T + bias).numpy().astype(np.int64)
+    top, left, bottom, right = a["padding"]
+    xs = F.pad(xs.permute(0, 3, 1, 2), (left, right, top, bottom))  # zero in the zero-point domain
+    weights = w.permute(3, 0, 1, 2) if a["depthwise"] else w.permute(0, 3, 1, 2)  # 1HWC / OHWI -> OIHW
+    acc = F.conv2d(xs, weights, bias, stride=a["stride"], dilation=a["dilation"], groups=a["groups"])
+    return acc.permute(0, 2, 3, 1).numpy().astype(np.int64)
+
+
+def _rounded(ir, op, acc: np.ndarray):
+    """acc * multiplier / 2^s rounded half up (TOSA) and half to even (Ember), each plus the
+    output zero point and clamped; and where the product sits exactly on a tie."""
+    a = op["attrs"]
+    m = _data(ir, op["inputs"][3]).astype(object)
+    s = (31 - _data(ir, op["inputs"][4]).astype(np.int64)).astype(object)
+    product = acc.astype(object) * m
+    half = np.vectorize(lambda v: 1 << (v - 1), otypes=[object])(s)
+    floor = np.vectorize(lambda p, n: p >> n, otypes=[object])(product, s)
+    rest = product - floor * np.vectorize(lambda n: 1 << n, otypes=[object])(s)
+    tie = rest == half
+    up = floor + (rest >= half)
+    even = floor + ((rest > half) | (tie & (floor % 2 == 1)))
+    finish = lambda v: np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"])  # noqa: E731
+    return finish(up), finish(even), tie
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_tosa_equals_portable_kernels_except_on_ties(name):
+    ir, program = _ir_and_program(name)
+    tosa = emit(ir)
+    (op,) = [o for o in ir["ops"] if o["kind"] in ("conv", "linear")] or [None]
+    rng = np.random.default_rng(1)
+    ties = differing = total = 0
+    for _ in range(SAMPLES):
+        x = rng.integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
+        (ours,) = program.run_raw(x)
+        total += ours.size
+        outputs, status = tosa_reference_model.run(tosa, [x])
+        assert status == tosa_reference_model.GraphStatus.TOSA_VALID
+        theirs = outputs[0].reshape(ours.shape)
+        if op is None:  # no rescale: the same bytes
+            assert np.array_equal(theirs, ours)
+            continue
+        up, even, tie = _rounded(ir, op, _accumulator(ir, op, x))
+        assert np.array_equal(theirs, up.reshape(ours.shape))   # TOSA: the exact product, half up
+        assert np.array_equal(ours, even.reshape(ours.shape))   # Ember: the same, half to even
+        differ = theirs != ours
+        assert not (differ & ~tie.reshape(ours.shape)).any()    # they part only on ties
+        ties += int(tie.sum())
+        differing += int(differ.sum())
+    print(f"{name}: {ties} ties, {differing} outputs differ, of {total}")
+
+
+def test_dyadic_scales_tie_often_and_only_ties_differ():
+    """Multipliers rewritten to exact halves (acc / 2 before the zero point): about half the
+    products are ties. TOSA rounds every one up, Ember to even; nothing else differs."""
+    ir, program = _ir_and_program("pointwise")
+    (op,) = [o for o in ir["ops"] if o["kind"] == "conv"]
+    for t, value in ((op["inputs"][3], 1 << 30), (op["inputs"][4], 0)):  # 2^30 * 2^(0 - 31) = 1/2
+        info = ir["tensors"][t]
+        info["data"] = np.full(info["shape"], value, np.int32).tobytes()
+    tosa = emit(ir)
+    x = np.random.default_rng(2).integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
+    outputs, _ = tosa_reference_model.run(tosa, [x])
+    up, even, tie = _rounded(ir, op, _accumulator(ir, op, x))
+    assert np.array_equal(outputs[0].reshape(up.shape), up)
+    assert tie.mean() > 0.3
+    assert ((up != even) <= tie).all() and (up != even).any()
