@@ -21,6 +21,7 @@ import ember
 from ember import _ember
 from ember.api import to_graph
 from ember.tosa import emit
+from conftest import Lambda
 
 
 SAMPLES = 8
@@ -32,9 +33,14 @@ CASES = {
     "conv_dilated": (lambda: nn.Conv2d(4, 4, 3, dilation=2, padding=2), (1, 4, 8, 8)),
     "depthwise_relu6": (lambda: nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.ReLU6()), (1, 8, 6, 6)),
     "pointwise": (lambda: nn.Conv2d(8, 16, 1), (1, 8, 5, 5)),
+    "conv1d_depthwise_no_bias": (lambda: nn.Conv1d(6, 6, 5, stride=2, padding=2, groups=6, bias=False), (1, 6, 17)),
+    "conv_1x1_stride2_even": (lambda: nn.Conv2d(4, 8, 1, stride=2), (1, 4, 8, 8)),  # sliced: TOSA's exact size
     "linear": (lambda: nn.Linear(48, 10), (2, 48)),
     "max_pool": (lambda: nn.MaxPool2d(3, stride=2, padding=1), (1, 4, 9, 9)),
     "max_pool_flatten": (lambda: nn.Sequential(nn.MaxPool2d(2), nn.Flatten()), (1, 4, 6, 6)),  # transpose, reshape
+    "sigmoid_table": (lambda: nn.Sigmoid(), (1, 4, 5, 5)),
+    "pad": (lambda: Lambda(lambda x: F.pad(torch.relu(x), (1, 2, 0, 3))), (1, 3, 4, 4)),
+    "cat": (lambda: Lambda(lambda x: torch.cat([torch.relu(x), F.max_pool2d(x, 3, 1, 1)], 1)), (1, 3, 4, 4)),
 }
 
 
@@ -56,10 +62,10 @@ def _accumulator(ir, op, x: np.ndarray) -> np.ndarray:
     """The op's exact int32 accumulator (as int64), channels last, from its IR operands."""
     a = op["attrs"]
     w = torch.from_numpy(_data(ir, op["inputs"][1]).astype(np.float64))
-    bias = torch.from_numpy(_data(ir, op["inputs"][2]).astype(np.float64))
+    bias = torch.from_numpy(_data(ir, op["inputs"][2]).astype(np.float64)) if op["inputs"][2] >= 0 else None
     xs = torch.from_numpy(x.astype(np.float64) - a["input_zp"])
     if op["kind"] == "linear":
-        return (xs @ w.T + bias).numpy().astype(np.int64)
+        return (xs @ w.T + (0 if bias is None else bias)).numpy().astype(np.int64)
     top, left, bottom, right = a["padding"]
     xs = F.pad(xs.permute(0, 3, 1, 2), (left, right, top, bottom))  # zero in the zero-point domain
     weights = w.permute(3, 0, 1, 2) if a["depthwise"] else w.permute(0, 3, 1, 2)  # 1HWC / OHWI -> OIHW

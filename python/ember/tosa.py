@@ -6,8 +6,10 @@ channel multiplier and shift, and its int8 clamp (q_min, q_max). The graph is wr
 TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
 
     conv       CONV2D or DEPTHWISE_CONV2D (int32 accumulator), RESCALE, CLAMP when narrower than int8
+               (a SLICE first where TOSA's exact output size needs fewer input rows than PyTorch's)
     linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
-    max_pool2d MAX_POOL2D
+    max_pool2d MAX_POOL2D;  lut  TABLE (the same 256 entries)
+    pad        PAD with the quantized pad value;  cat  CONCAT (inputs quantized as the output)
     reshape    RESHAPE;  transpose  TRANSPOSE
 
 Numerics: Ember's multiply-and-shift rounds half to even, once (kernels/portable/requantize.h);
@@ -90,7 +92,7 @@ class _Emitter:
 
     def run(self) -> bytes:
         for op in self.ir["ops"]:
-            emit_op = getattr(self, f"_{op['kind']}", None)
+            emit_op = getattr(self, f"emit_{op['kind']}", None)
             if emit_op is None:
                 raise TosaError(f"no TOSA form for {op['kind']} ({op['source']})")
             emit_op(op)
@@ -118,25 +120,47 @@ class _Emitter:
             attr.ClampAttribute([a["q_min"] & 0xFF], [a["q_max"] & 0xFF], ts.NanPropagationMode.PROPAGATE)
             self.op(ts.Op.CLAMP, [rescaled], [out], attr)
 
+    def window_input(self, op: dict, kernel, dilation) -> tuple[str, list[int]]:
+        """The input of a windowed op and Ember's [top, left, bottom, right] padding as TOSA's
+        [top, bottom, left, right], with bottom and right cut to what the last window reads:
+        TOSA wants the output size to divide exactly where PyTorch floors. Where even no padding
+        is too much (a 1x1 stride 2 window over an even size), the unread rows or columns are
+        sliced off the input."""
+        top, left, _, _ = op["attrs"]["padding"]
+        (n, ih, iw, c), (_, oh, ow, _) = (self.tensor(op["inputs"][0])["shape"], self.tensor(op["outputs"][0])["shape"])
+        (sh, sw), (dh, dw) = op["attrs"]["stride"], dilation
+        bottom = (oh - 1) * sh + (kernel[0] - 1) * dh + 1 - ih - top
+        right = (ow - 1) * sw + (kernel[1] - 1) * dw + 1 - iw - left
+        x = self.names[op["inputs"][0]]
+        if bottom < 0 or right < 0:
+            size = [n, ih + min(bottom, 0), iw + min(right, 0), c]
+            sliced = self.temp(size, self.ts.DType.INT8)
+            attr = self.ts.TosaSerializerAttribute()
+            attr.SliceAttribute()
+            self.op(self.ts.Op.SLICE, [x, self.shape([0, 0, 0, 0]), self.shape(size)], [sliced], attr)
+            x, bottom, right = sliced, max(bottom, 0), max(right, 0)
+        return x, [top, bottom, left, right]
+
     def accumulate(self, code, attr, x: str, weights: np.ndarray, op: dict, out_shape) -> str:
         ts = self.ts
         acc = self.temp(out_shape, ts.DType.INT32)
-        self.op(code, [x, self.const(weights, ts.DType.INT8),
-                       self.const(self.data(op["inputs"][2]).astype(np.int32), ts.DType.INT32),
+        bias = (self.data(op["inputs"][2]).astype(np.int32) if op["inputs"][2] >= 0  # -1: no bias
+                else np.zeros(out_shape[-1], np.int32))
+        self.op(code, [x, self.const(weights, ts.DType.INT8), self.const(bias, ts.DType.INT32),
                        self.const(np.array([op["attrs"]["input_zp"]], np.int8), ts.DType.INT8),
                        self.const(np.zeros(1, np.int8), ts.DType.INT8)], [acc], attr)
         return acc
 
     # --- ops ----------------------------------------------------------------------------------
 
-    def _conv(self, op: dict) -> None:
+    def emit_conv(self, op: dict) -> None:
         ts, a = self.ts, op["attrs"]
-        if a["rank"] != 4:
-            raise TosaError(f"conv of rank {a['rank']} ({op['source']})")
-        top, left, bottom, right = a["padding"]  # Ember: before h, w; after h, w
-        pad, stride, dilation = [top, bottom, left, right], a["stride"], a["dilation"]
+        if len(self.tensor(op["inputs"][0])["shape"]) != 4:  # 1-D convs are stored as 2-D ones
+            raise TosaError(f"conv over a {len(self.tensor(op['inputs'][0])['shape'])}-D tensor ({op['source']})")
         out = self.tensor(op["outputs"][0])["shape"]
         weights = self.data(op["inputs"][1])
+        stride, dilation = a["stride"], a["dilation"]
+        x, pad = self.window_input(op, weights.shape[1:3], dilation)
         attr = ts.TosaSerializerAttribute()
         if a["depthwise"]:
             weights = weights.reshape(weights.shape[1:] + (1,))  # 1HWC -> HWC1, the same bytes
@@ -147,10 +171,10 @@ class _Emitter:
             code = ts.Op.CONV2D
         else:
             raise TosaError(f"grouped conv (groups={a['groups']}) ({op['source']})")
-        acc = self.accumulate(code, attr, self.names[op["inputs"][0]], weights, op, out)
+        acc = self.accumulate(code, attr, x, weights, op, out)
         self.requantize(acc, out, op, self.result(op["outputs"][0]))
 
-    def _linear(self, op: dict) -> None:
+    def emit_linear(self, op: dict) -> None:
         ts = self.ts
         x, out_t = self.tensor(op["inputs"][0]), op["outputs"][0]
         rows, cin = int(np.prod(x["shape"][:-1])), x["shape"][-1]
@@ -166,19 +190,48 @@ class _Emitter:
         shape = self.tensor(out_t)["shape"]
         self.reshape(y, shape, self.result(out_t))
 
-    def _max_pool2d(self, op: dict) -> None:
+    def emit_max_pool2d(self, op: dict) -> None:
         ts, a = self.ts, op["attrs"]
         if a["dilation"] != [1, 1]:
             raise TosaError(f"dilated max_pool2d ({op['source']})")
-        top, left, bottom, right = a["padding"]
+        x, pad = self.window_input(op, a["kernel"], [1, 1])
         attr = ts.TosaSerializerAttribute()
-        attr.MaxPool2dAttribute(a["kernel"], a["stride"], [top, bottom, left, right], ts.NanPropagationMode.PROPAGATE)
-        self.op(ts.Op.MAX_POOL2D, [self.names[op["inputs"][0]]], [self.result(op["outputs"][0])], attr)
+        attr.MaxPool2dAttribute(a["kernel"], a["stride"], pad, ts.NanPropagationMode.PROPAGATE)
+        self.op(ts.Op.MAX_POOL2D, [x], [self.result(op["outputs"][0])], attr)
 
-    def _reshape(self, op: dict) -> None:
+    def emit_reshape(self, op: dict) -> None:
         self.reshape(self.names[op["inputs"][0]], self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
 
-    def _transpose(self, op: dict) -> None:
+    def emit_transpose(self, op: dict) -> None:
         attr = self.ts.TosaSerializerAttribute()
         attr.TransposeAttribute(op["attrs"]["perm"])
         self.op(self.ts.Op.TRANSPOSE, [self.names[op["inputs"][0]]], [self.result(op["outputs"][0])], attr)
+
+    def emit_lut(self, op: dict) -> None:
+        attr = self.ts.TosaSerializerAttribute()
+        attr.TableAttribute()
+        table = self.const(self.data(op["inputs"][1]), self.ts.DType.INT8)
+        self.op(self.ts.Op.TABLE, [self.names[op["inputs"][0]], table], [self.result(op["outputs"][0])], attr)
+
+    def emit_pad(self, op: dict) -> None:
+        ts, a = self.ts, op["attrs"]
+        quant = self.tensor(op["outputs"][0])["quant"]
+        value = int(np.clip(np.rint(a["value"] / quant["scale"][0]) + quant["zero_point"][0], -128, 127))
+        padding = [n for pair in zip(a["before"], a["after"]) for n in pair]
+        attr = ts.TosaSerializerAttribute()
+        attr.PadAttribute()
+        self.op(ts.Op.PAD, [self.names[op["inputs"][0]], self.shape(padding),
+                            self.const(np.array([value], np.int8), ts.DType.INT8)],
+                [self.result(op["outputs"][0])], attr)
+
+    def emit_cat(self, op: dict) -> None:
+        out = op["outputs"][0]
+        if any(self.tensor(t)["quant"] != self.tensor(out)["quant"] for t in op["inputs"]):
+            raise TosaError(f"cat of inputs quantized unlike its output ({op['source']})")
+        attr = self.ts.TosaSerializerAttribute()
+        attr.ConcatAttribute(op["attrs"]["dim"])
+        self.op(self.ts.Op.CONCAT, [self.names[t] for t in op["inputs"]], [self.result(out)], attr)
+
+
+# The Ember op kinds this module writes.
+EMITTED = frozenset(name[len("emit_"):] for name in vars(_Emitter) if name.startswith("emit_"))

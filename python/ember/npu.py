@@ -1,0 +1,147 @@
+"""Which ops of a compiled graph an Ethos-U NPU takes, and in which partitions.
+
+The input is the graph after `cleanup` (`_ember.lower_to_ir`). An op goes to the NPU when Ember
+has its TOSA form (ember.tosa) and it is inside the constraints Vela documents for the NPU
+(`vela --supported-ops-report`, TOSA section, per NPU family); every other op stays on the CPU
+with the reason. NPU ops are grouped into partitions, each one TOSA graph for Vela: an op's
+level is the highest of its producers' levels, plus one where the path crosses between NPU and
+CPU, and the NPU ops of one level form one partition. A path from a partition back into itself
+crosses at least twice, so partitions never depend on each other in a cycle.
+
+    plan = partition(ir, "ethos-u55-128")
+    plan.partitions                # [[op index, ...], ...] in graph order
+    plan.cpu                       # {op index: why it stays on the CPU}
+    subgraph(ir, plan.partitions[0])   # the partition as a graph of its own, for ember.tosa.emit
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ember.tosa import EMITTED
+
+# Vela's TOSA constraints (ethos-u-vela 5.2.0, SUPPORTED_OPS.md): kernel and stride limits of
+# convolutions and pools, the same on U55/U65 and U85 for what Ember emits.
+MAX_KERNEL_Y, MAX_KERNEL_AREA, MAX_STRIDE = 64, 4096, 3
+MAX_POOL_KERNEL_Y, MAX_POOL_KERNEL_AREA = 256, 65536
+MAX_ABS_WEIGHT_SUM = 127 * 65536
+
+
+@dataclass
+class Plan:
+    accelerator: str
+    partitions: list = field(default_factory=list)  # op indices per partition, in graph order
+    cpu: dict = field(default_factory=dict)         # op index -> why it stays on the CPU
+
+
+def _int8(ir, op) -> bool:
+    return all(ir["tensors"][t]["dtype"] == "int8" for t in [op["inputs"][0], *op["outputs"]])
+
+
+def _why_not(ir: dict, op: dict) -> str:
+    """"" when the NPU takes `op`, else one line saying why not."""
+    kind, a = op["kind"], op["attrs"]
+    if kind not in EMITTED:
+        return f"{kind} has no TOSA form in Ember"
+    if not _int8(ir, op):
+        return f"{kind} is not int8"
+    if kind == "conv":
+        if len(ir["tensors"][op["inputs"][0]]["shape"]) != 4:  # 1-D convs are stored as 2-D ones
+            return "a convolution over a 5-D tensor"
+        if not a["depthwise"] and a["groups"] != 1:
+            return f"grouped convolution (groups={a['groups']})"
+        w = ir["tensors"][op["inputs"][1]]
+        kh, kw = w["shape"][1], w["shape"][2]
+        if kh > MAX_KERNEL_Y or kh * kw > MAX_KERNEL_AREA:
+            return f"kernel {kh}x{kw} over Vela's limit (height {MAX_KERNEL_Y}, area {MAX_KERNEL_AREA})"
+        if max(a["stride"]) > MAX_STRIDE:
+            return f"stride {a['stride']} over {MAX_STRIDE}"
+    if kind in ("conv", "linear"):
+        shift = np.frombuffer(ir["tensors"][op["inputs"][4]]["data"], np.int32)
+        if (31 - shift).min() < 2 or (31 - shift).max() > 62:
+            return "a requantization shift outside TOSA's 2..62"
+        w = np.frombuffer(ir["tensors"][op["inputs"][1]]["data"], np.int8).astype(np.int64)
+        w = w.reshape(ir["tensors"][op["inputs"][1]]["shape"])
+        sums = np.abs(w).reshape(w.shape[0], -1).sum(1) if not a.get("depthwise") else np.abs(w).sum(axis=(0, 1, 2))
+        if sums.max() > MAX_ABS_WEIGHT_SUM:
+            return "weights whose absolute sum exceeds Vela's 127*65536"
+    if kind == "max_pool2d":
+        kh, kw = a["kernel"]
+        if kh > MAX_POOL_KERNEL_Y or kh * kw > MAX_POOL_KERNEL_AREA or max(a["stride"]) > MAX_STRIDE:
+            return f"pool window {kh}x{kw} stride {a['stride']} over Vela's limits"
+        if a["dilation"] != [1, 1]:
+            return "dilated pool"
+    if kind == "cat" and any(ir["tensors"][t]["quant"] != ir["tensors"][op["outputs"][0]]["quant"]
+                             for t in op["inputs"]):
+        return "cat of inputs quantized unlike its output"
+    return ""
+
+
+def partition(ir: dict, accelerator: str) -> Plan:
+    plan = Plan(accelerator)
+    producer = {t: i for i, op in enumerate(ir["ops"]) for t in op["outputs"]}
+    level: dict[int, int] = {}
+    groups: dict[int, list] = {}
+    for i, op in enumerate(ir["ops"]):
+        why = _why_not(ir, op)
+        on_npu = not why
+        if why:
+            plan.cpu[i] = why
+        level[i] = max((level[p] + ((p not in plan.cpu) != on_npu)
+                        for p in (producer.get(t) for t in op["inputs"] if t >= 0) if p is not None), default=0)
+        if on_npu:
+            groups.setdefault(level[i], []).append(i)
+    plan.partitions = [groups[k] for k in sorted(groups)]
+    return plan
+
+
+def subgraph(ir: dict, ops: list[int]) -> dict:
+    """The ops `ops` of `ir` as a graph: its inputs are the activations they read that none of
+    them writes, its outputs those they write that another op or the graph reads."""
+    inside = set(ops)
+    written = {t for i in ops for t in ir["ops"][i]["outputs"]}
+    read_outside = {t for j, op in enumerate(ir["ops"]) if j not in inside for t in op["inputs"]} | set(ir["outputs"])
+    inputs = []
+    for i in ops:
+        for t in ir["ops"][i]["inputs"]:
+            if t >= 0 and t not in written and ir["tensors"][t]["data"] is None and t not in inputs:
+                inputs.append(t)
+    outputs = [t for i in ops for t in ir["ops"][i]["outputs"] if t in read_outside]
+    return {"tensors": ir["tensors"], "ops": [ir["ops"][i] for i in ops], "inputs": inputs, "outputs": outputs}
+
+
+def main(argv=None) -> int:
+    """python -m ember.npu [models] [--accelerators a,b]: per model and NPU, the partitions and
+    Vela's estimates, as a Markdown table (Vela's figures are estimates, not measurements)."""
+    import argparse
+
+    from ember import _ember
+    from ember.api import quantize, to_graph
+    from ember.models import entry
+    from ember.tosa import emit
+    from ember.vela import compile_tosa
+
+    ap = argparse.ArgumentParser(prog="python -m ember.npu", description=main.__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="*", default=["kws", "vww", "ic", "ad", "sww"])
+    ap.add_argument("--accelerators", default="ethos-u55-128,ethos-u85-256")
+    args = ap.parse_args(argv)
+    print("| model | NPU | ops on the NPU | partitions | NPU cycles (Vela's estimate) | scratch B | "
+          "weights B | on the CPU |\n|---|---|---:|---:|---:|---:|---:|---|")
+    for name in args.models:
+        model, example, calibration = entry(name)()
+        ir = _ember.lower_to_ir(to_graph(quantize(model, example, calibration)), "cortex-m55", "cleanup")
+        for accelerator in args.accelerators.split(","):
+            plan = partition(ir, accelerator)
+            results = [compile_tosa(emit(subgraph(ir, ops)), accelerator) for ops in plan.partitions]
+            cpu = ", ".join(sorted({ir["ops"][i]["kind"] for i in plan.cpu})) or "-"
+            print(f"| {name} | {accelerator} | {len(ir['ops']) - len(plan.cpu)} of {len(ir['ops'])} | "
+                  f"{len(plan.partitions)} | {sum(r.estimate['cycles_npu'] for r in results):,} | "
+                  f"{max((r.scratch_size for r in results), default=0):,} | "
+                  f"{sum(len(r.weights) for r in results):,} | {cpu} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
