@@ -22,8 +22,8 @@ from ember.vela import VelaError, compile_tosa
 
 ACCELERATORS = ("ethos-u55-128", "ethos-u85-256")
 # The ops each model keeps on the CPU, and why (everything else is on the NPU).
-CPU_OPS = {"kws": ["avg_pool2d", "softmax"], "vww": ["avg_pool2d", "softmax"],
-           "ic": ["add", "add", "add", "avg_pool2d", "softmax"], "ad": [], "sww": ["softmax"]}
+CPU_OPS = {"kws": ["softmax"], "vww": ["softmax"], "ic": ["add", "add", "add", "softmax"], "ad": [],
+           "sww": ["softmax"]}
 
 
 def _compiled(name: str):

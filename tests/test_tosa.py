@@ -3,9 +3,10 @@ pinned tosa-tools package, against Ember's portable kernels (the host runtime).
 
 Per op and quantization corner (per-channel scales, non-zero zero points, activation clamps,
 saturation: the random inputs span all of int8 while calibration saw a normal distribution),
-the two must be equal except on exact rounding ties, where TOSA's RESCALE rounds half up and
-Ember half to even. The test recomputes every conv and linear accumulator exactly (float64 on
-integers), so it knows where the ties are: it counts them and fails on any other difference.
+the two must be equal except on exact rounding ties, where TOSA's RESCALE rounds half up, its
+AVG_POOL2D half away from zero, and Ember half to even. The test recomputes every conv and
+linear accumulator and every window sum exactly (float64 on integers), so it knows where the
+ties are: it counts them and fails on any other difference.
 The reference model's arithmetic stands in for the Ethos-U's here; no NPU runs."""
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ CASES = {
     "conv_1x1_stride2_even": (lambda: nn.Conv2d(4, 8, 1, stride=2), (1, 4, 8, 8)),  # sliced: TOSA's exact size
     "linear": (lambda: nn.Linear(48, 10), (2, 48)),
     "max_pool": (lambda: nn.MaxPool2d(3, stride=2, padding=1), (1, 4, 9, 9)),
+    "avg_pool_global": (lambda: nn.AdaptiveAvgPool2d(1), (1, 8, 25, 5)),
+    "avg_pool_2x2": (lambda: nn.AvgPool2d(2), (1, 4, 8, 8)),
+    "avg_pool_3x3_no_pad_count": (lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=False), (1, 4, 7, 7)),
     "max_pool_flatten": (lambda: nn.Sequential(nn.MaxPool2d(2), nn.Flatten()), (1, 4, 6, 6)),  # transpose, reshape
     "sigmoid_table": (lambda: nn.Sigmoid(), (1, 4, 5, 5)),
     "pad": (lambda: Lambda(lambda x: F.pad(torch.relu(x), (1, 2, 0, 3))), (1, 3, 4, 4)),
@@ -90,11 +94,31 @@ def _rounded(ir, op, acc: np.ndarray):
     return finish(up), finish(even), tie
 
 
+def _pooled(ir, op, x: np.ndarray):
+    """The window means of `x` (int8, channels last) rounded half away from zero (TOSA's
+    AVG_POOL2D) and half to even (Ember), plus the zero point; and where a mean is exactly
+    halfway."""
+    a = op["attrs"]
+    zp = ir["tensors"][op["inputs"][0]]["quant"]["zero_point"][0]
+    top, left, bottom, right = a["padding"]
+    xs = F.pad(torch.from_numpy(x.astype(np.float64) - zp).permute(0, 3, 1, 2), (left, right, top, bottom))
+    ones = F.pad(torch.ones(x.shape[0], 1, x.shape[1], x.shape[2], dtype=torch.float64), (left, right, top, bottom))
+    window = dict(kernel_size=a["kernel"], stride=a["stride"], divisor_override=1)
+    total = F.avg_pool2d(xs, **window).permute(0, 2, 3, 1).numpy().astype(np.int64)
+    count = F.avg_pool2d(ones, **window).permute(0, 2, 3, 1).numpy().astype(np.int64)
+    floor, rest = total // count, total % count
+    tie = 2 * rest == count
+    away = np.sign(total) * ((2 * np.abs(total) + count) // (2 * count))
+    even = floor + ((2 * rest > count) | (tie & (floor % 2 == 1)))
+    finish = lambda v: np.clip(v + zp, a["q_min"], a["q_max"])  # noqa: E731
+    return finish(away), finish(even), tie
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_tosa_equals_portable_kernels_except_on_ties(name):
     ir, program = _ir_and_program(name)
     tosa = emit(ir)
-    (op,) = [o for o in ir["ops"] if o["kind"] in ("conv", "linear")] or [None]
+    (op,) = [o for o in ir["ops"] if o["kind"] in ("conv", "linear", "avg_pool2d")] or [None]
     rng = np.random.default_rng(1)
     ties = differing = total = 0
     for _ in range(SAMPLES):
@@ -107,8 +131,9 @@ def test_tosa_equals_portable_kernels_except_on_ties(name):
         if op is None:  # no rescale: the same bytes
             assert np.array_equal(theirs, ours)
             continue
-        up, even, tie = _rounded(ir, op, _accumulator(ir, op, x))
-        assert np.array_equal(theirs, up.reshape(ours.shape))   # TOSA: the exact product, half up
+        up, even, tie = (_pooled if op["kind"] == "avg_pool2d" else _rounded)(ir, op, _accumulator(ir, op, x)
+                                                                               if op["kind"] != "avg_pool2d" else x)
+        assert np.array_equal(theirs, up.reshape(ours.shape))   # TOSA's rule on the exact value
         assert np.array_equal(ours, even.reshape(ours.shape))   # Ember: the same, half to even
         differ = theirs != ours
         assert not (differ & ~tie.reshape(ours.shape)).any()    # they part only on ties

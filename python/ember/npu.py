@@ -25,7 +25,7 @@ from ember.tosa import EMITTED
 # Vela's TOSA constraints (ethos-u-vela 5.2.0, SUPPORTED_OPS.md): kernel and stride limits of
 # convolutions and pools, the same on U55/U65 and U85 for what Ember emits.
 MAX_KERNEL_Y, MAX_KERNEL_AREA, MAX_STRIDE = 64, 4096, 3
-MAX_POOL_KERNEL_Y, MAX_POOL_KERNEL_AREA = 256, 65536
+MAX_POOL_KERNEL_Y, MAX_POOL_KERNEL_AREA, MAX_PADDED_AVG_POOL_KERNEL = 256, 65536, 8
 MAX_ABS_WEIGHT_SUM = 127 * 65536
 
 
@@ -67,12 +67,18 @@ def _why_not(ir: dict, op: dict) -> str:
         sums = np.abs(w).reshape(w.shape[0], -1).sum(1) if not a.get("depthwise") else np.abs(w).sum(axis=(0, 1, 2))
         if sums.max() > MAX_ABS_WEIGHT_SUM:
             return "weights whose absolute sum exceeds Vela's 127*65536"
-    if kind == "max_pool2d":
+    if kind in ("max_pool2d", "avg_pool2d"):
         kh, kw = a["kernel"]
-        if kh > MAX_POOL_KERNEL_Y or kh * kw > MAX_POOL_KERNEL_AREA or max(a["stride"]) > MAX_STRIDE:
+        out = ir["tensors"][op["outputs"][0]]["shape"]
+        stride = [s for s, n in zip(a["stride"], out[1:3]) if n > 1]  # one output: no stride
+        padded = any(a["padding"])
+        if (kh > MAX_POOL_KERNEL_Y or kh * kw > MAX_POOL_KERNEL_AREA or max(stride, default=1) > MAX_STRIDE
+                or (kind == "avg_pool2d" and padded and max(kh, kw) > MAX_PADDED_AVG_POOL_KERNEL)):
             return f"pool window {kh}x{kw} stride {a['stride']} over Vela's limits"
-        if a["dilation"] != [1, 1]:
+        if a.get("dilation", [1, 1]) != [1, 1]:
             return "dilated pool"
+        if kind == "avg_pool2d" and padded and a["count_include_pad"]:
+            return "average pool counting padding (TOSA counts only the input)"
     if kind == "cat" and any(ir["tensors"][t]["quant"] != ir["tensors"][op["outputs"][0]]["quant"]
                              for t in op["inputs"]):
         return "cat of inputs quantized unlike its output"

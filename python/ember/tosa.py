@@ -8,7 +8,7 @@ TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
     conv       CONV2D or DEPTHWISE_CONV2D (int32 accumulator), RESCALE, CLAMP when narrower than int8
                (a SLICE first where TOSA's exact output size needs fewer input rows than PyTorch's)
     linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
-    max_pool2d MAX_POOL2D;  lut  TABLE (the same 256 entries)
+    max_pool2d MAX_POOL2D;  avg_pool2d  AVG_POOL2D (not counting padding);  lut  TABLE
     pad        PAD with the quantized pad value;  cat  CONCAT (inputs quantized as the output)
     reshape    RESHAPE;  transpose  TRANSPOSE
 
@@ -116,9 +116,18 @@ class _Emitter:
                                 self.const(np.array([a["output_zp"]], np.int8), ts.DType.INT8)],
                 [rescaled], attr)
         if clamp:
-            attr = ts.TosaSerializerAttribute()
-            attr.ClampAttribute([a["q_min"] & 0xFF], [a["q_max"] & 0xFF], ts.NanPropagationMode.PROPAGATE)
-            self.op(ts.Op.CLAMP, [rescaled], [out], attr)
+            self.clamp(rescaled, a, out)
+
+    def clamp(self, x: str, a: dict, out: str) -> None:
+        attr = self.ts.TosaSerializerAttribute()
+        attr.ClampAttribute([a["q_min"] & 0xFF], [a["q_max"] & 0xFF], self.ts.NanPropagationMode.PROPAGATE)
+        self.op(self.ts.Op.CLAMP, [x], [out], attr)
+
+    def stride(self, op: dict) -> list[int]:
+        """The op's stride, 1 along an axis with one output (a global pool's stride is its
+        window, over the NPU's limit of 3, and moves nothing)."""
+        out = self.tensor(op["outputs"][0])["shape"]
+        return [s if n > 1 else 1 for s, n in zip(op["attrs"]["stride"], out[1:3])]
 
     def window_input(self, op: dict, kernel, dilation) -> tuple[str, list[int]]:
         """The input of a windowed op and Ember's [top, left, bottom, right] padding as TOSA's
@@ -128,7 +137,7 @@ class _Emitter:
         sliced off the input."""
         top, left, _, _ = op["attrs"]["padding"]
         (n, ih, iw, c), (_, oh, ow, _) = (self.tensor(op["inputs"][0])["shape"], self.tensor(op["outputs"][0])["shape"])
-        (sh, sw), (dh, dw) = op["attrs"]["stride"], dilation
+        (sh, sw), (dh, dw) = self.stride(op), dilation
         bottom = (oh - 1) * sh + (kernel[0] - 1) * dh + 1 - ih - top
         right = (ow - 1) * sw + (kernel[1] - 1) * dw + 1 - iw - left
         x = self.names[op["inputs"][0]]
@@ -159,7 +168,7 @@ class _Emitter:
             raise TosaError(f"conv over a {len(self.tensor(op['inputs'][0])['shape'])}-D tensor ({op['source']})")
         out = self.tensor(op["outputs"][0])["shape"]
         weights = self.data(op["inputs"][1])
-        stride, dilation = a["stride"], a["dilation"]
+        stride, dilation = self.stride(op), a["dilation"]
         x, pad = self.window_input(op, weights.shape[1:3], dilation)
         attr = ts.TosaSerializerAttribute()
         if a["depthwise"]:
@@ -196,8 +205,23 @@ class _Emitter:
             raise TosaError(f"dilated max_pool2d ({op['source']})")
         x, pad = self.window_input(op, a["kernel"], [1, 1])
         attr = ts.TosaSerializerAttribute()
-        attr.MaxPool2dAttribute(a["kernel"], a["stride"], pad, ts.NanPropagationMode.PROPAGATE)
+        attr.MaxPool2dAttribute(a["kernel"], self.stride(op), pad, ts.NanPropagationMode.PROPAGATE)
         self.op(ts.Op.MAX_POOL2D, [x], [self.result(op["outputs"][0])], attr)
+
+    def emit_avg_pool2d(self, op: dict) -> None:
+        ts, a = self.ts, op["attrs"]
+        if a["count_include_pad"] and any(a["padding"]):
+            raise TosaError(f"avg_pool2d counting padding (TOSA counts only the input) ({op['source']})")
+        x, pad = self.window_input(op, a["kernel"], [1, 1])
+        zp = self.const(np.array([self.tensor(op["inputs"][0])["quant"]["zero_point"][0]], np.int8), ts.DType.INT8)
+        attr = ts.TosaSerializerAttribute()
+        attr.AvgPool2dAttribute(a["kernel"], self.stride(op), pad, ts.DType.INT32)
+        out = self.result(op["outputs"][0])
+        clamp = a["q_min"] > -128 or a["q_max"] < 127
+        pooled = self.temp(self.tensor(op["outputs"][0])["shape"], ts.DType.INT8) if clamp else out
+        self.op(ts.Op.AVG_POOL2D, [x, zp, zp], [pooled], attr)
+        if clamp:
+            self.clamp(pooled, a, out)
 
     def emit_reshape(self, op: dict) -> None:
         self.reshape(self.names[op["inputs"][0]], self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
