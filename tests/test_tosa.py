@@ -48,8 +48,7 @@ CASES = {
 }
 
 
-def _ir_and_program(name: str):
-    make, shape = CASES[name]
+def _ir_and_program(make, shape):
     torch.manual_seed(0)
     model = make().eval()
     x = torch.randn(shape)
@@ -116,7 +115,7 @@ def _pooled(ir, op, x: np.ndarray):
 
 @pytest.mark.parametrize("name", CASES)
 def test_tosa_equals_portable_kernels_except_on_ties(name):
-    ir, program = _ir_and_program(name)
+    ir, program = _ir_and_program(*CASES[name])
     tosa = emit(ir)
     (op,) = [o for o in ir["ops"] if o["kind"] in ("conv", "linear", "avg_pool2d")] or [None]
     rng = np.random.default_rng(1)
@@ -145,7 +144,7 @@ def test_tosa_equals_portable_kernels_except_on_ties(name):
 def test_dyadic_scales_tie_often_and_only_ties_differ():
     """Multipliers rewritten to exact halves (acc / 2 before the zero point): about half the
     products are ties. TOSA rounds every one up, Ember to even; nothing else differs."""
-    ir, program = _ir_and_program("pointwise")
+    ir, program = _ir_and_program(*CASES["pointwise"])
     (op,) = [o for o in ir["ops"] if o["kind"] == "conv"]
     for t, value in ((op["inputs"][3], 1 << 30), (op["inputs"][4], 0)):  # 2^30 * 2^(0 - 31) = 1/2
         info = ir["tensors"][t]
@@ -157,3 +156,54 @@ def test_dyadic_scales_tie_often_and_only_ties_differ():
     assert np.array_equal(outputs[0].reshape(up.shape), up)
     assert tie.mean() > 0.3
     assert ((up != even) <= tie).all() and (up != even).any()
+
+
+def _tflite_rescale(x, multiplier: int, shift: int):
+    """Ember's add input rescale (TFLite's MultiplyByQuantizedMultiplier, shift <= 0): a rounding
+    doubling high multiply, then a rounding right shift, both ties away from zero."""
+    def one(v):
+        product = v * multiplier
+        high = product + ((1 << 30) if product >= 0 else 1 - (1 << 30))
+        high = -((-high) >> 31) if high < 0 else high >> 31  # C++ division: toward zero
+        mask = (1 << -shift) - 1
+        return (high >> -shift) + ((high & mask) > (mask >> 1) + (high < 0))
+    return np.vectorize(one, otypes=[object])(x)
+
+
+def test_add_equals_portable_kernel_except_where_a_rounding_ties():
+    """x + sigmoid(x): TOSA rescales each input once (half up) where Ember, as TFLite, rounds
+    twice; they may part only where those differ or the output product ties."""
+    ir, program = _ir_and_program(lambda: Lambda(lambda x: x + torch.sigmoid(x)), (1, 8, 6, 6))
+    lut, add = ir["ops"]
+    a = add["attrs"]
+    tosa = emit(ir)
+    rng = np.random.default_rng(3)
+    events = differing = 0
+    for _ in range(SAMPLES):
+        x = rng.integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
+        (ours,) = program.run_raw(x)
+        (theirs,), _ = tosa_reference_model.run(tosa, [x])
+        theirs = theirs.reshape(ours.shape)
+        operands = {add["inputs"][0]: x, add["inputs"][1]: _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128]}
+        ember_terms, tosa_terms = [], []
+        for side, t in zip("ab", add["inputs"]):
+            q = operands[t].astype(object) - a[f"{side}_zp"]
+            ember_terms.append(_tflite_rescale(q * (1 << a["left_shift"]), a[f"{side}_multiplier"], a[f"{side}_shift"]))
+            right = 31 - a["left_shift"] - a[f"{side}_shift"]
+            tosa_terms.append((q * a[f"{side}_multiplier"] + (1 << (right - 1))) >> right)
+        rounded = []
+        for terms, half_even in ((ember_terms, True), (tosa_terms, False)):
+            product = (terms[0] + terms[1]) * a["output_multiplier"]
+            right = 31 - a["output_shift"]
+            floor, rest = product >> right, product & ((1 << right) - 1)
+            half = 1 << (right - 1)
+            v = floor + ((rest > half) | ((rest == half) & ((floor % 2 == 1) if half_even else True)))
+            rounded.append((np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"]), rest == half))
+        (ember_rule, _), (tosa_rule, tie) = rounded
+        assert np.array_equal(ours, ember_rule) and np.array_equal(theirs, tosa_rule)
+        input_rounding = (ember_terms[0] != tosa_terms[0]) | (ember_terms[1] != tosa_terms[1])
+        differ = ours != theirs
+        assert not (differ & ~(input_rounding | tie)).any()
+        events += int((input_rounding | tie).sum())
+        differing += int(differ.sum())
+    print(f"add: {events} roundings differ or tie, {differing} outputs differ")

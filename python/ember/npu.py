@@ -37,7 +37,9 @@ class Plan:
 
 
 def _int8(ir, op) -> bool:
-    return all(ir["tensors"][t]["dtype"] == "int8" for t in [op["inputs"][0], *op["outputs"]])
+    """Every activation the op reads or writes is int8 (constants are the op's business)."""
+    activations = [t for t in op["inputs"] if t >= 0 and ir["tensors"][t]["data"] is None] + op["outputs"]
+    return all(ir["tensors"][t]["dtype"] == "int8" for t in activations)
 
 
 def _why_not(ir: dict, op: dict) -> str:
@@ -79,6 +81,10 @@ def _why_not(ir: dict, op: dict) -> str:
             return "dilated pool"
         if kind == "avg_pool2d" and padded and a["count_include_pad"]:
             return "average pool counting padding (TOSA counts only the input)"
+    if kind == "add":
+        rights = [31 - a["left_shift"] - a["a_shift"], 31 - a["left_shift"] - a["b_shift"], 31 - a["output_shift"]]
+        if len(op["inputs"]) != 2 or min(rights) < 2 or max(rights) > 62:
+            return "an add whose rescaling TOSA cannot express"
     if kind == "cat" and any(ir["tensors"][t]["quant"] != ir["tensors"][op["outputs"][0]]["quant"]
                              for t in op["inputs"]):
         return "cat of inputs quantized unlike its output"

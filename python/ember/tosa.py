@@ -8,6 +8,7 @@ TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
     conv       CONV2D or DEPTHWISE_CONV2D (int32 accumulator), RESCALE, CLAMP when narrower than int8
                (a SLICE first where TOSA's exact output size needs fewer input rows than PyTorch's)
     linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
+    add        RESCALE of each input to int32, ADD, RESCALE, CLAMP (TFLite's arithmetic, one rounding)
     max_pool2d MAX_POOL2D;  avg_pool2d  AVG_POOL2D (not counting padding);  lut  TABLE
     pad        PAD with the quantized pad value;  cat  CONCAT (inputs quantized as the output)
     reshape    RESHAPE;  transpose  TRANSPOSE
@@ -64,6 +65,13 @@ class _Emitter:
         info = self.tensor(t)
         return np.frombuffer(info["data"], _NP[info["dtype"]]).reshape(info["shape"])
 
+    def value(self, t: int) -> str:
+        """The name holding tensor `t`: an earlier op's result, a graph input, or a constant."""
+        if t not in self.names:
+            self._int8(t, "operand")
+            self.names[t] = self.const(self.data(t), self.ts.DType.INT8)
+        return self.names[t]
+
     def const(self, values: np.ndarray, dtype) -> str:
         return self.ser.addConst(list(values.shape), dtype, values).name
 
@@ -101,17 +109,23 @@ class _Emitter:
     # --- the int32 accumulator back to int8 ---------------------------------------------------
 
     def requantize(self, acc: str, shape, op: dict, out: str) -> None:
+        """A conv's or linear's accumulator to int8 with its per-channel multipliers and shifts."""
+        self.rescale(acc, shape, self.data(op["inputs"][3]), self.data(op["inputs"][4]), op, out)
+
+    def rescale(self, acc: str, shape, multiplier, shift, op: dict, out: str) -> None:
+        """int32 -> int8: acc * multiplier * 2^(shift - 31) (Ember's convention) + output zero
+        point, then the op's clamp when narrower than int8."""
         ts, a = self.ts, op["attrs"]
-        multiplier = self.data(op["inputs"][3]).astype(np.int32)
-        shift = 31 - self.data(op["inputs"][4]).astype(np.int64)  # Ember: 2^(shift - 31); TOSA: >> s
-        if shift.min() < 2 or shift.max() > 62:
+        right = 31 - np.asarray(shift, np.int64)  # TOSA shifts right by 2..62
+        if right.min() < 2 or right.max() > 62:
             raise TosaError(f"a requantization shift outside TOSA's 2..62 ({op['source']})")
+        multiplier = np.asarray(multiplier, np.int32).reshape(-1)
         attr = ts.TosaSerializerAttribute()
         attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, len(multiplier) > 1, False, False)
         clamp = a["q_min"] > -128 or a["q_max"] < 127
         rescaled = self.temp(shape, ts.DType.INT8) if clamp else out
         self.op(ts.Op.RESCALE, [acc, self.const(multiplier, ts.DType.INT32),
-                                self.const(shift.astype(np.int8), ts.DType.INT8),
+                                self.const(right.reshape(-1).astype(np.int8), ts.DType.INT8),
                                 self.const(np.zeros(1, np.int32), ts.DType.INT32),
                                 self.const(np.array([a["output_zp"]], np.int8), ts.DType.INT8)],
                 [rescaled], attr)
@@ -140,7 +154,7 @@ class _Emitter:
         (sh, sw), (dh, dw) = self.stride(op), dilation
         bottom = (oh - 1) * sh + (kernel[0] - 1) * dh + 1 - ih - top
         right = (ow - 1) * sw + (kernel[1] - 1) * dw + 1 - iw - left
-        x = self.names[op["inputs"][0]]
+        x = self.value(op["inputs"][0])
         if bottom < 0 or right < 0:
             size = [n, ih + min(bottom, 0), iw + min(right, 0), c]
             sliced = self.temp(size, self.ts.DType.INT8)
@@ -190,7 +204,7 @@ class _Emitter:
         weights = self.data(op["inputs"][1])
         cout = weights.shape[0]
         pixels = self.temp([rows, 1, 1, cin], ts.DType.INT8)
-        self.reshape(self.names[op["inputs"][0]], [rows, 1, 1, cin], pixels)
+        self.reshape(self.value(op["inputs"][0]), [rows, 1, 1, cin], pixels)
         attr = ts.TosaSerializerAttribute()
         attr.Conv2dAttribute([0, 0, 0, 0], [1, 1], [1, 1], False, ts.DType.INT32)
         acc = self.accumulate(ts.Op.CONV2D, attr, pixels, weights.reshape(cout, 1, 1, cin), op, [rows, 1, 1, cout])
@@ -223,19 +237,45 @@ class _Emitter:
         if clamp:
             self.clamp(pooled, a, out)
 
+    def emit_add(self, op: dict) -> None:
+        """TFLite's add, as Ember runs it: each input (q - zp) * 2^left_shift rescaled to a common
+        int32 scale, summed, rescaled to the output. The input rescale is one rounding here where
+        Ember (as TFLite) rounds twice; they part only where the first rounding lands on a tie of
+        the second."""
+        ts, a = self.ts, op["attrs"]
+        if op["kind"] != "add" or len(op["inputs"]) != 2:
+            raise TosaError(f"{op['kind']} of {len(op['inputs'])} inputs ({op['source']})")
+        shape = self.tensor(op["outputs"][0])["shape"]
+        terms = []
+        for side, t in zip("ab", op["inputs"]):
+            right = 31 - a["left_shift"] - a[f"{side}_shift"]
+            term = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
+            attr = ts.TosaSerializerAttribute()
+            attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
+            self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([a[f"{side}_multiplier"]], np.int32), ts.DType.INT32),
+                                    self.const(np.array([right], np.int8), ts.DType.INT8),
+                                    self.const(np.array([a[f"{side}_zp"]], np.int8), ts.DType.INT8),
+                                    self.const(np.zeros(1, np.int32), ts.DType.INT32)], [term], attr)
+            terms.append(term)
+        total = self.temp(shape, ts.DType.INT32)
+        attr = ts.TosaSerializerAttribute()
+        attr.AddAttribute()
+        self.op(ts.Op.ADD, terms, [total], attr)
+        self.rescale(total, shape, [a["output_multiplier"]], [a["output_shift"]], op, self.result(op["outputs"][0]))
+
     def emit_reshape(self, op: dict) -> None:
-        self.reshape(self.names[op["inputs"][0]], self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
+        self.reshape(self.value(op["inputs"][0]), self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
 
     def emit_transpose(self, op: dict) -> None:
         attr = self.ts.TosaSerializerAttribute()
         attr.TransposeAttribute(op["attrs"]["perm"])
-        self.op(self.ts.Op.TRANSPOSE, [self.names[op["inputs"][0]]], [self.result(op["outputs"][0])], attr)
+        self.op(self.ts.Op.TRANSPOSE, [self.value(op["inputs"][0])], [self.result(op["outputs"][0])], attr)
 
     def emit_lut(self, op: dict) -> None:
         attr = self.ts.TosaSerializerAttribute()
         attr.TableAttribute()
         table = self.const(self.data(op["inputs"][1]), self.ts.DType.INT8)
-        self.op(self.ts.Op.TABLE, [self.names[op["inputs"][0]], table], [self.result(op["outputs"][0])], attr)
+        self.op(self.ts.Op.TABLE, [self.value(op["inputs"][0]), table], [self.result(op["outputs"][0])], attr)
 
     def emit_pad(self, op: dict) -> None:
         ts, a = self.ts, op["attrs"]
@@ -244,7 +284,7 @@ class _Emitter:
         padding = [n for pair in zip(a["before"], a["after"]) for n in pair]
         attr = ts.TosaSerializerAttribute()
         attr.PadAttribute()
-        self.op(ts.Op.PAD, [self.names[op["inputs"][0]], self.shape(padding),
+        self.op(ts.Op.PAD, [self.value(op["inputs"][0]), self.shape(padding),
                             self.const(np.array([value], np.int8), ts.DType.INT8)],
                 [self.result(op["outputs"][0])], attr)
 
@@ -254,7 +294,7 @@ class _Emitter:
             raise TosaError(f"cat of inputs quantized unlike its output ({op['source']})")
         attr = self.ts.TosaSerializerAttribute()
         attr.ConcatAttribute(op["attrs"]["dim"])
-        self.op(self.ts.Op.CONCAT, [self.names[t] for t in op["inputs"]], [self.result(out)], attr)
+        self.op(self.ts.Op.CONCAT, [self.value(t) for t in op["inputs"]], [self.result(out)], attr)
 
 
 # The Ember op kinds this module writes.
