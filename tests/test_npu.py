@@ -1,4 +1,4 @@
-"""The Ethos-U partitions of the MLPerf Tiny models and MobileNetV2 (ember.npu), written as TOSA (ember.tosa) and
+"""The Ethos-U partitions of the MLPerf Tiny models and three torchvision models (ember.npu), written as TOSA (ember.tosa) and
 compiled by Vela (ember.vela, the pinned ethos-u-vela) for an Ethos-U55-128 and an
 Ethos-U85-256. Vela's figures are its estimates; no NPU runs here: where numerics are compared,
 the TOSA reference model stands in for the NPU."""
@@ -23,7 +23,8 @@ from ember.vela import VelaError, compile_tosa
 ACCELERATORS = ("ethos-u55-128", "ethos-u85-256")
 # The ops each model keeps on the CPU, and why (everything else is on the NPU).
 CPU_OPS = {"kws": ["softmax"], "vww": ["softmax"], "ic": ["softmax"], "ad": [], "sww": ["softmax"],
-           "mobilenet_v2_96": []}  # torchvision's MobileNetV2 (0.35, 96x96, in-place ReLU6)
+           # torchvision's MobileNetV2 (0.35, 96x96, in-place ReLU6), MobileNetV3-small, ShuffleNetV2
+           "mobilenet_v2_96": [], "mobilenet_v3_small": [], "shufflenet_v2": []}
 
 
 def _compiled(name: str):

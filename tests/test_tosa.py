@@ -44,6 +44,7 @@ CASES = {
     "max_pool_flatten": (lambda: nn.Sequential(nn.MaxPool2d(2), nn.Flatten()), (1, 4, 6, 6)),  # transpose, reshape
     "sigmoid_table": (lambda: nn.Sigmoid(), (1, 4, 5, 5)),
     "pad": (lambda: Lambda(lambda x: F.pad(torch.relu(x), (1, 2, 0, 3))), (1, 3, 4, 4)),
+    "slice": (lambda: Lambda(lambda x: torch.relu(x[:, 1:3])), (1, 4, 5, 5)),
     "cat": (lambda: Lambda(lambda x: torch.cat([torch.relu(x), F.max_pool2d(x, 3, 1, 1)], 1)), (1, 3, 4, 4)),
 }
 
@@ -207,3 +208,31 @@ def test_add_equals_portable_kernel_except_where_a_rounding_ties():
         events += int((input_rounding | tie).sum())
         differing += int(differ.sum())
     print(f"add: {events} roundings differ or tie, {differing} outputs differ")
+
+
+def test_mul_equals_portable_kernel_except_on_ties():
+    """x * sigmoid(x): the product (a - a_zp) * (b - b_zp) is exact on both sides; only the
+    output's rounding may tie."""
+    ir, program = _ir_and_program(lambda: Lambda(lambda x: x * torch.sigmoid(x)), (1, 8, 6, 6))
+    lut, mul = ir["ops"]
+    a = mul["attrs"]
+    tosa = emit(ir)
+    rng = np.random.default_rng(4)
+    ties = differing = 0
+    for _ in range(SAMPLES):
+        x = rng.integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
+        (ours,) = program.run_raw(x)
+        (theirs,), _ = tosa_reference_model.run(tosa, [x])
+        theirs = theirs.reshape(ours.shape)
+        table = _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128]
+        product = (x.astype(object) - a["a_zp"]) * (table.astype(object) - a["b_zp"]) * a["output_multiplier"]
+        right = 31 - a["output_shift"]
+        floor, rest, half = product >> right, product & ((1 << right) - 1), 1 << (right - 1)
+        tie = rest == half
+        finish = lambda v: np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"])  # noqa: E731
+        assert np.array_equal(theirs, finish(floor + (rest >= half)))
+        assert np.array_equal(ours, finish(floor + ((rest > half) | (tie & (floor % 2 == 1)))))
+        assert not ((theirs != ours) & ~tie).any()
+        ties += int(tie.sum())
+        differing += int((theirs != ours).sum())
+    print(f"mul: {ties} ties, {differing} outputs differ")

@@ -85,6 +85,10 @@ def _why_not(ir: dict, op: dict) -> str:
         rights = [31 - a["left_shift"] - a["a_shift"], 31 - a["left_shift"] - a["b_shift"], 31 - a["output_shift"]]
         if len(op["inputs"]) != 2 or min(rights) < 2 or max(rights) > 62:
             return "an add whose rescaling TOSA cannot express"
+    if kind == "mul" and (len(op["inputs"]) != 2 or not 2 <= 31 - a["output_shift"] <= 62):
+        return "a mul whose rescaling TOSA cannot express"
+    if kind == "slice" and a["step"] != 1:
+        return f"slice with step {a['step']} (TOSA's SLICE takes every element)"
     if kind == "cat" and any(ir["tensors"][t]["quant"] != ir["tensors"][op["outputs"][0]]["quant"]
                              for t in op["inputs"]):
         return "cat of inputs quantized unlike its output"

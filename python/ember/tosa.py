@@ -9,6 +9,8 @@ TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
                (a SLICE first where TOSA's exact output size needs fewer input rows than PyTorch's)
     linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
     add        RESCALE of each input to int32, ADD, RESCALE, CLAMP (TFLite's arithmetic, one rounding)
+    mul        RESCALE of each input by exactly 1 (less its zero point), MUL, RESCALE, CLAMP
+    slice      SLICE (step 1)
     max_pool2d MAX_POOL2D;  avg_pool2d  AVG_POOL2D (not counting padding);  lut  TABLE
     pad        PAD with the quantized pad value;  cat  CONCAT (inputs quantized as the output)
     reshape    RESHAPE;  transpose  TRANSPOSE
@@ -262,6 +264,39 @@ class _Emitter:
         attr.AddAttribute()
         self.op(ts.Op.ADD, terms, [total], attr)
         self.rescale(total, shape, [a["output_multiplier"]], [a["output_shift"]], op, self.result(op["outputs"][0]))
+
+    def emit_mul(self, op: dict) -> None:
+        """(a - a_zp) * (b - b_zp) exactly in int32 (each input's RESCALE by exactly 1 subtracts
+        its zero point), then the output's RESCALE: Ember's arithmetic, rounding aside."""
+        ts, a = self.ts, op["attrs"]
+        factors = []
+        for side, t in zip("ab", op["inputs"]):
+            factor = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
+            attr = ts.TosaSerializerAttribute()
+            attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
+            self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([1 << 30], np.int32), ts.DType.INT32),
+                                    self.const(np.array([30], np.int8), ts.DType.INT8),
+                                    self.const(np.array([a[f"{side}_zp"]], np.int8), ts.DType.INT8),
+                                    self.const(np.zeros(1, np.int32), ts.DType.INT32)], [factor], attr)
+            factors.append(factor)
+        shape = self.tensor(op["outputs"][0])["shape"]
+        product = self.temp(shape, ts.DType.INT32)
+        attr = ts.TosaSerializerAttribute()
+        attr.MulAttribute()
+        self.op(ts.Op.MUL, [*factors, self.const(np.zeros(1, np.int8), ts.DType.INT8)], [product], attr)
+        self.rescale(product, shape, [a["output_multiplier"]], [a["output_shift"]], op, self.result(op["outputs"][0]))
+
+    def emit_slice(self, op: dict) -> None:
+        a = op["attrs"]
+        if a["step"] != 1:
+            raise TosaError(f"slice with step {a['step']} ({op['source']})")
+        shape = self.tensor(op["outputs"][0])["shape"]
+        start = [0] * len(shape)
+        start[a["dim"]] = a["start"]
+        attr = self.ts.TosaSerializerAttribute()
+        attr.SliceAttribute()
+        self.op(self.ts.Op.SLICE, [self.value(op["inputs"][0]), self.shape(start), self.shape(shape)],
+                [self.result(op["outputs"][0])], attr)
 
     def emit_reshape(self, op: dict) -> None:
         self.reshape(self.value(op["inputs"][0]), self.tensor(op["outputs"][0])["shape"], self.result(op["outputs"][0]))
