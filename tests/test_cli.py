@@ -25,10 +25,13 @@ def ember(*args, cwd):
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def test_module_from_the_current_folder_into_a_new_folder(tmp_path):
+def test_module_from_the_current_folder_into_a_new_folder(tmp_path, monkeypatch):
+    from ember.cli import main
+
     (tmp_path / "mymodel.py").write_text(MODEL)
-    r = ember("compile", "mymodel:net", "-o", "out/deep/m.emb", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "mymodel", raising=False)
+    assert main(["compile", "mymodel:net", "-o", "out/deep/m.emb"]) == 0
     assert (tmp_path / "out" / "deep" / "m.emb").stat().st_size > 0
 
 

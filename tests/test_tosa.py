@@ -25,6 +25,8 @@ from ember.tosa import emit
 from conftest import Lambda
 
 
+pytestmark = pytest.mark.models  # a model compiled per case: the models tier
+
 SAMPLES = 8
 
 CASES = {
