@@ -173,24 +173,29 @@ def _tflite_rescale(x, multiplier: int, shift: int):
     return np.vectorize(one, otypes=[object])(x)
 
 
-def test_add_equals_portable_kernel_except_where_a_rounding_ties():
-    """x + sigmoid(x): TOSA rescales each input once (half up) where Ember, as TFLite, rounds
-    twice; they may part only where those differ or the output product ties."""
-    ir, program = _ir_and_program(lambda: Lambda(lambda x: x + torch.sigmoid(x)), (1, 8, 6, 6))
-    lut, add = ir["ops"]
-    a = add["attrs"]
+def _lut_then(fn, seed: int):
+    """Ember and the reference model on fn(x, table(x)) for a lookup table: per sample the op
+    after the table, x, the table's output, Ember's output and the reference model's."""
+    ir, program = _ir_and_program(lambda: Lambda(lambda x: fn(x, torch.sigmoid(x))), (1, 8, 6, 6))
+    lut, op = ir["ops"]
     tosa = emit(ir)
-    rng = np.random.default_rng(3)
-    events = differing = 0
+    rng = np.random.default_rng(seed)
     for _ in range(SAMPLES):
         x = rng.integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
         (ours,) = program.run_raw(x)
         (theirs,), _ = tosa_reference_model.run(tosa, [x])
-        theirs = theirs.reshape(ours.shape)
-        operands = {add["inputs"][0]: x, add["inputs"][1]: _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128]}
+        yield op, x, _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128], ours, theirs.reshape(ours.shape)
+
+
+def test_add_equals_portable_kernel_except_where_a_rounding_ties():
+    """x + sigmoid(x): TOSA rescales each input once (half up) where Ember, as TFLite, rounds
+    twice; they may part only where those differ or the output product ties."""
+    events = differing = 0
+    for add, x, table, ours, theirs in _lut_then(lambda x, y: x + y, seed=3):
+        a = add["attrs"]
         ember_terms, tosa_terms = [], []
-        for side, t in zip("ab", add["inputs"]):
-            q = operands[t].astype(object) - a[f"{side}_zp"]
+        for side, operand in zip("ab", (x, table)):
+            q = operand.astype(object) - a[f"{side}_zp"]
             ember_terms.append(_tflite_rescale(q * (1 << a["left_shift"]), a[f"{side}_multiplier"], a[f"{side}_shift"]))
             right = 31 - a["left_shift"] - a[f"{side}_shift"]
             tosa_terms.append((q * a[f"{side}_multiplier"] + (1 << (right - 1))) >> right)
@@ -215,18 +220,9 @@ def test_add_equals_portable_kernel_except_where_a_rounding_ties():
 def test_mul_equals_portable_kernel_except_on_ties():
     """x * sigmoid(x): the product (a - a_zp) * (b - b_zp) is exact on both sides; only the
     output's rounding may tie."""
-    ir, program = _ir_and_program(lambda: Lambda(lambda x: x * torch.sigmoid(x)), (1, 8, 6, 6))
-    lut, mul = ir["ops"]
-    a = mul["attrs"]
-    tosa = emit(ir)
-    rng = np.random.default_rng(4)
     ties = differing = 0
-    for _ in range(SAMPLES):
-        x = rng.integers(-128, 128, program.inputs[0]["shape"]).astype(np.int8)
-        (ours,) = program.run_raw(x)
-        (theirs,), _ = tosa_reference_model.run(tosa, [x])
-        theirs = theirs.reshape(ours.shape)
-        table = _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128]
+    for mul, x, table, ours, theirs in _lut_then(lambda x, y: x * y, seed=4):
+        a = mul["attrs"]
         product = (x.astype(object) - a["a_zp"]) * (table.astype(object) - a["b_zp"]) * a["output_multiplier"]
         right = 31 - a["output_shift"]
         floor, rest, half = product >> right, product & ((1 << right) - 1), 1 << (right - 1)
