@@ -1,7 +1,7 @@
 """The wheel is the product: built from the checkout, installed into a fresh virtual environment
 outside it, it compiles a model, writes a bundle that builds with arm-none-eabi-gcc alone and runs
 on QEMU (`ember qemu`, as one's own firmware) bit for bit with the host, and runs `ember firmware
---run`, with no checkout anywhere.
+--run` and `ember demo`, with no checkout anywhere.
 
 The virtual environment takes torch, torchao, numpy and tqdm from this machine's site-packages
 through a .pth line (installing torch again would download 1.2 GB); the Ember in it is the
@@ -69,3 +69,5 @@ def test_wheel_deploys_without_a_checkout(tmp_path):
 
     out = run("ember", "firmware", "kws.emb", "--run", "-o", "fw.elf")
     assert "outputs bit-identical" in out, out
+    out = run("ember", "demo", "-o", "demo/kws.emb")
+    assert "the host's bit for bit" in out, out
