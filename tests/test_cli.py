@@ -92,3 +92,15 @@ def test_the_shape_inspect_prints_is_what_run_and_firmware_take(name, tmp_path, 
     assert main(["run", str(program), "--input", str(tmp_path / "x.npy")]) == 0
     assert main(["firmware", str(program), "-o", str(tmp_path / "fw.elf"), "--input", str(tmp_path / "x.npy"),
                  "--run"]) == 0
+
+
+def test_a_bundle_never_replaces_a_folder_of_ones_own(tmp_path, capsys):
+    from ember.cli import main
+
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep")
+    program = tmp_path / "m.emb"
+    assert main(["compile", "ad", "-o", str(program)]) == 0
+    assert main(["export-c", str(program), "--bundle", str(tmp_path / "mine")]) == 1
+    assert "is not a bundle" in capsys.readouterr().err
+    assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"

@@ -25,7 +25,7 @@ from pathlib import Path
 from ember.export import _ident
 from ember.firmware import cached_build, device_inputs, firmware_target
 from ember.program import Program
-from ember.sdk import source_root
+from ember.sdk import FirmwareError, source_root
 
 _DROP = {"-o", "-c", "-MT", "-MF", "-isystem"}  # followed by a value
 _DROP_ONE = ("-I", "-L", "-T", "-MD", "-Werror", "-fcallgraph-info", "-DEMBER_PROGRAM_SECTION", "-Wl,-Map")
@@ -101,6 +101,7 @@ def export_bundle(program: Program, directory: str | Path, target: str | None = 
     target = target or program.target
     tgt = firmware_target(target)
     directory = Path(directory)
+    _check_bundle_dir(directory)
     cpu = tgt.cpu_flags.split()
     root = source_root()
     inputs = device_inputs(program, 1)
@@ -132,8 +133,7 @@ def export_bundle(program: Program, directory: str | Path, target: str | None = 
         for name in ("common.ld", "stack.ld", f"{tgt.board_dir}/memory.ld"):  # the linker scripts
             files.add(root / "targets" / "boards" / name)
         files.files["example/main.c"] = root / "examples" / "c_app" / "main.c"
-        if directory.exists():
-            shutil.rmtree(directory)
+        _replace_bundle(directory)
         for rel, src in sorted(files.files.items()):
             (directory / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, directory / rel)
@@ -146,6 +146,25 @@ def export_bundle(program: Program, directory: str | Path, target: str | None = 
     groups.setdefault((tuple(main_flags), False), []).append("example/main.c")
     _write_build_files(directory, program, tgt, groups, link_flags, len(kernels))
     return directory
+
+
+MARKER = ".ember-bundle"  # a folder written by export_bundle, which the next export may replace
+
+
+def _check_bundle_dir(directory: Path) -> None:
+    """A bundle goes to a new or empty folder, or replaces a previous bundle; never a folder of
+    the user's."""
+    if directory.exists() and any(directory.iterdir()) and not (directory / MARKER).is_file():
+        raise FirmwareError(f"{directory} exists and is not a bundle `ember export-c --bundle` wrote; "
+                            "give a new folder")
+
+
+def _replace_bundle(directory: Path) -> None:
+    _check_bundle_dir(directory)
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    (directory / MARKER).write_text("written by ember export-c --bundle; the next export replaces this folder\n")
 
 
 def _deps(text: str, build: Path) -> dict[Path, list[str]]:
