@@ -134,6 +134,18 @@ class _Emitter:
         if clamp:
             self.clamp(rescaled, a, out)
 
+    def to_int32(self, t: int, zero_point: int, multiplier: int, right: int) -> str:
+        """int8 tensor `t` as int32: (q - zero_point) * multiplier >> right, rounded half up."""
+        ts = self.ts
+        out = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
+        attr = ts.TosaSerializerAttribute()
+        attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
+        self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([multiplier], np.int32), ts.DType.INT32),
+                                self.const(np.array([right], np.int8), ts.DType.INT8),
+                                self.const(np.array([zero_point], np.int8), ts.DType.INT8),
+                                self.const(np.zeros(1, np.int32), ts.DType.INT32)], [out], attr)
+        return out
+
     def clamp(self, x: str, a: dict, out: str) -> None:
         attr = self.ts.TosaSerializerAttribute()
         attr.ClampAttribute([a["q_min"] & 0xFF], [a["q_max"] & 0xFF], self.ts.NanPropagationMode.PROPAGATE)
@@ -251,14 +263,7 @@ class _Emitter:
         terms = []
         for side, t in zip("ab", op["inputs"]):
             right = 31 - a["left_shift"] - a[f"{side}_shift"]
-            term = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
-            attr = ts.TosaSerializerAttribute()
-            attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
-            self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([a[f"{side}_multiplier"]], np.int32), ts.DType.INT32),
-                                    self.const(np.array([right], np.int8), ts.DType.INT8),
-                                    self.const(np.array([a[f"{side}_zp"]], np.int8), ts.DType.INT8),
-                                    self.const(np.zeros(1, np.int32), ts.DType.INT32)], [term], attr)
-            terms.append(term)
+            terms.append(self.to_int32(t, a[f"{side}_zp"], a[f"{side}_multiplier"], right))
         total = self.temp(shape, ts.DType.INT32)
         attr = ts.TosaSerializerAttribute()
         attr.AddAttribute()
@@ -271,14 +276,7 @@ class _Emitter:
         ts, a = self.ts, op["attrs"]
         factors = []
         for side, t in zip("ab", op["inputs"]):
-            factor = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
-            attr = ts.TosaSerializerAttribute()
-            attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
-            self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([1 << 30], np.int32), ts.DType.INT32),
-                                    self.const(np.array([30], np.int8), ts.DType.INT8),
-                                    self.const(np.array([a[f"{side}_zp"]], np.int8), ts.DType.INT8),
-                                    self.const(np.zeros(1, np.int32), ts.DType.INT32)], [factor], attr)
-            factors.append(factor)
+            factors.append(self.to_int32(t, a[f"{side}_zp"], 1 << 30, 30))
         shape = self.tensor(op["outputs"][0])["shape"]
         product = self.temp(shape, ts.DType.INT32)
         attr = ts.TosaSerializerAttribute()
