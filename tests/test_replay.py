@@ -15,9 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from ember.replay import ReplayResult, parse_output, run_cases, status_name, write_cases
+from ember.replay import (HAS_EXPECTED, HAS_INPUTS, ReplayResult, case_body, parse_output, run_cases, status_name,
+                          write_cases)
 
 pytestmark = pytest.mark.device  # QEMU and the Arm toolchain (tools/test.sh --tier device)
 
@@ -123,3 +125,12 @@ def test_a_clean_line_passes_and_verdicts_compare_per_tier():
     assert parse("cortex-m55").disagreeing == [(1, 0, 8)]
     assert parse("cortex-m3").ok
     assert parse("cortex-m3", out[:out.index("\n") + 1]).missing == [1]  # no line for case 1
+
+
+def test_a_case_says_what_follows_its_program():
+    """The flags tell the firmware which bytes follow the program: a program without inputs
+    still carries the host's outputs (a fuzzed file can declare no inputs), and nothing follows
+    when there was nothing to run."""
+    assert case_body([], [b"\x01\x02"]) == (HAS_INPUTS | HAS_EXPECTED, b"\x01\x02")
+    assert case_body([np.zeros(3, np.int8)], None) == (HAS_INPUTS, bytes(3))
+    assert case_body(None, None) == (0, b"")

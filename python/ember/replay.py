@@ -127,15 +127,16 @@ def _reads_scratch(data: bytes, info: dict) -> bool:
     return bool(scratch & read)
 
 
-def _run_data(data: bytes, verdict: dict[str, int]) -> tuple[list, list | None, bool]:
+def _run_data(data: bytes, verdict: dict[str, int]) -> tuple[list | None, list | None, bool]:
     """(inputs, the host's outputs or None, whether a float kernel runs) for a file some tier
-    accepts; ([], None, False) when there is nothing to run it on."""
+    accepts; (None, None, False) when there is nothing to run it on. A program may have no
+    inputs at all: [] is its input list."""
     try:
         info = json.loads(_ember.inspect_json(data))
     except ValueError:
-        return [], None, False
+        return None, None, False
     if info["memory"]["arena_bytes"] > MAX_ARENA_BYTES - 256:
-        return [], None, False  # over the firmware's buffer with guards: the verdict is still compared
+        return None, None, False  # over the firmware's buffer with guards: the verdict is still compared
     seed = int.from_bytes(hashlib.sha256(data).digest()[:4], "little")
     inputs = _inputs(info["inputs"], seed)
     # Float kernels are outside the bit-exact contract (libm differs, docs/numerics.md), and so
@@ -151,6 +152,15 @@ def _run_data(data: bytes, verdict: dict[str, int]) -> tuple[list, list | None, 
         return inputs, None, float_kernels
     status, outputs, _ = rt.run([x.tobytes() for x in inputs])
     return inputs, (list(outputs) if status == "ok" else None), float_kernels
+
+
+def case_body(inputs: list | None, outputs: list | None) -> tuple[int, bytes]:
+    """A case's flags and the bytes after its program (replay.cc): the inputs when there are any
+    to give (a program may have none: then only the flag says so), then the host's outputs."""
+    if inputs is None:
+        return 0, b""
+    flags = HAS_INPUTS | (HAS_EXPECTED if outputs is not None else 0)
+    return flags, b"".join(x.tobytes() for x in inputs) + b"".join(outputs or [])
 
 
 def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> list[dict]:
@@ -170,16 +180,15 @@ def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> l
         if 16 + len(padded) > MAX_CASE_BYTES:
             continue
         verdict = host_verdicts(data)
-        inputs, outputs, float_kernels = ([], None, False)
+        inputs, outputs, float_kernels = (None, None, False)
         if any(v == 0 for v in verdict.values()):
             inputs, outputs, float_kernels = _run_data(data, verdict)
-        body = b"".join(x.tobytes() for x in inputs) + b"".join(outputs or [])
+        flags, body = case_body(inputs, outputs)
         if 16 + len(padded) + len(body) > MAX_CASE_BYTES:
-            inputs, outputs, body = [], None, b""
-        flags = (HAS_INPUTS if inputs else 0) | (HAS_EXPECTED if inputs and outputs is not None else 0)
+            flags, body = 0, b""
         case = b"EMRP" + struct.pack("<II", len(data), flags) + bytes(4) + padded + body
         (out_dir / f"{len(cases):05d}.bin").write_bytes(case)
-        cases.append({"file": str(path), "verdict": verdict, "inputs": bool(inputs),
+        cases.append({"file": str(path), "verdict": verdict, "inputs": flags & HAS_INPUTS != 0,
                       "expected": flags & HAS_EXPECTED != 0, "float_kernels": float_kernels})
         if limit is not None and len(cases) >= limit:
             break
