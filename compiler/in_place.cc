@@ -74,6 +74,7 @@ std::vector<InPlace> in_place_candidates(const Graph& g, const Op& op, PlanMode 
     case InPlaceRule::Binary: elementwise(0); elementwise(1); return out;
     case InPlaceRule::Unary: elementwise(0); return out;
     case InPlaceRule::None: return out;
+    case InPlaceRule::Npu: return out;  // its inputs are windows of its scratch (plan_memory)
     default: break;  // row-streaming
   }
   if (mode != PlanMode::Smallest) return out;

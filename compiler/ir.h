@@ -85,6 +85,30 @@ struct RegionPlan {
   uint64_t size = 0;
 };
 
+/// One NPU partition of the graph as it is after `cleanup`, compiled by Vela (python/ember/npu.py
+/// chooses the ops, ember.tosa writes them as TOSA, ember.vela compiles that): the delegate_npu
+/// pass replaces its ops with one ethos_u op (kernels/kernels.def).
+struct NpuPartition {
+  std::vector<int> ops;      // op indices after cleanup, ascending
+  std::vector<int> inputs;   // the partition's inputs and outputs (tensors), in the TOSA graph's order
+  std::vector<int> outputs;
+  std::vector<int64_t> input_offsets;   // byte offsets in the scratch, per input and output
+  std::vector<int64_t> output_offsets;
+  std::vector<uint8_t> command_stream;  // Vela's COP1 container
+  std::vector<uint8_t> weights;         // the NPU's region 0
+  std::vector<uint8_t> tosa;            // the partition's TOSA graph (host runs); may be empty
+  int64_t scratch_bytes = 0;            // region 1
+  int64_t fast_scratch_bytes = 0;       // region 2, 0 = none
+  std::string note;                     // for `ember inspect`: the NPU, op count and Vela's estimate
+};
+
+/// A tensor whose bytes lie inside another's, at a byte offset (an NPU partition's inputs and
+/// outputs inside its scratch).
+struct Window {
+  int source = -1;
+  uint64_t offset = 0;
+};
+
 struct Graph {
   std::vector<Tensor> tensors;
   std::vector<Op> ops;
@@ -98,6 +122,14 @@ struct Graph {
   std::vector<uint64_t> tensor_offset;
   uint64_t lower_bound = 0;
   int peak_op = -1;
+
+  // NPU partitions to delegate (set before compiling), and the windows delegate_npu (outputs) and
+  // plan_memory (inputs placed in the scratch) make, by tensor.
+  std::vector<NpuPartition> npu_partitions;
+  std::map<int, Window> windows;
+  /// Why each op left on the CPU of an NPU target stays there, by op index after cleanup
+  /// (python/ember/npu.py); delegate_npu moves it into the op's attrs.
+  std::map<int, std::string> cpu_reasons;
 
   int add_tensor(Tensor tensor);
   /// A fresh activation tensor like `like` (dtype, quant, layout; its shape unless one is

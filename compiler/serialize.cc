@@ -40,8 +40,14 @@ std::vector<uint8_t> serialize(const Graph& g, const std::string& target, Diagno
     for (int t : op.outputs) use(t);
   }
   for (int t : g.outputs) use(t);
-  // Reshapes have no kernel: their results are views of the tensor they reshape.
+  // Reshapes have no kernel: their results are views of the tensor they reshape. An NPU
+  // partition's outputs are views of its scratch (windows, at their own offsets), which its op
+  // writes; the windows its inputs are in are tensors of their own, written by the ops before.
   std::map<int, int> view_root;
+  for (const Op& op : g.ops)
+    if (op.kind == "ethos_u")
+      for (int t : op.outputs)
+        if (g.windows.count(t)) view_root[t] = g.windows.at(t).source;
   for (const Op& op : g.ops)
     if (op.kind == "reshape") {
       const int src = op.inputs[0];
@@ -117,7 +123,8 @@ std::vector<uint8_t> serialize(const Graph& g, const std::string& target, Diagno
     if (op.kernel < 0) continue;
     std::vector<int32_t> inputs, outputs;
     for (int t : op.inputs) inputs.push_back(t < 0 ? -1 : index[t]);
-    for (int t : op.outputs) outputs.push_back(index[t]);
+    for (int t : op.outputs)
+      if (!view_root.count(t)) outputs.push_back(index[t]);
     kernels.insert(static_cast<uint16_t>(op.kernel));
     ops.push_back(fb::CreateOpDirect(fbb, static_cast<uint16_t>(op.kernel), &inputs, &outputs, &op.ints,
                                      &op.floats, op.source.c_str(),

@@ -9,12 +9,12 @@ namespace ember::compiler {
 namespace {
 
 // One pass over the table: every row, tagged with its macro.
-enum class Kind { Target, Region, Flash, Firmware };
+enum class Kind { Target, Region, Flash, Firmware, Npu };
 struct Row {
   Kind kind;
   const char* target;
-  const char* a;  // mcpu, region or board_dir
-  const char* b;  // qemu board or cpu_flags
+  const char* a;  // mcpu, region, board_dir or the NPUs
+  const char* b;  // qemu board, cpu_flags or the NPU's region
   uint64_t capacity;
   Tier tier;
 };
@@ -23,6 +23,7 @@ struct Row {
 #define EMBER_REGION(target, region, capacity) {Kind::Region, target, region, "", capacity, Tier::Portable},
 #define EMBER_FLASH(target, region, capacity) {Kind::Flash, target, region, "", capacity, Tier::Portable},
 #define EMBER_FIRMWARE(target, board_dir, flags) {Kind::Firmware, target, board_dir, flags, 0, Tier::Portable},
+#define EMBER_NPU(target, accelerators, region) {Kind::Npu, target, accelerators, region, 0, Tier::Portable},
 constexpr Row kRows[] = {
 #include "ember/targets/targets.def"
 };
@@ -30,6 +31,18 @@ constexpr Row kRows[] = {
 #undef EMBER_REGION
 #undef EMBER_FLASH
 #undef EMBER_FIRMWARE
+#undef EMBER_NPU
+
+// The words of a space-separated list.
+std::vector<std::string> words(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < list.size();) {
+    const size_t end = std::min(list.find(' ', pos), list.size());
+    if (end > pos) out.push_back(list.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -37,21 +50,36 @@ std::vector<std::string> target_names() {
   std::vector<std::string> names;
   for (const Row& row : kRows)
     if (row.kind == Kind::Target) names.push_back(row.target);
+  for (const Row& row : kRows)
+    if (row.kind == Kind::Npu)
+      for (const std::string& npu : words(row.a)) names.push_back(std::string(row.target) + "+" + npu);
   return names;
 }
 
 Target find_target(const std::string& name) {
+  const size_t plus = name.find('+');
+  const std::string cpu = name.substr(0, plus), npu = plus == std::string::npos ? "" : name.substr(plus + 1);
   Target target;
   for (const Row& row : kRows) {
-    if (name != row.target) continue;
+    if (cpu != row.target) continue;
     switch (row.kind) {
       case Kind::Target: target.name = row.target, target.tier = row.tier, target.mcpu = row.a, target.qemu_board = row.b; break;
       case Kind::Region: target.regions.push_back({row.a, row.capacity}); break;
       case Kind::Flash: target.flash = {row.a, row.capacity}; break;
       case Kind::Firmware: target.board_dir = row.a, target.cpu_flags = row.b; break;
+      case Kind::Npu:
+        for (const std::string& a : words(row.a)) {
+          target.npus.push_back({a, row.b});
+          if (a == npu) target.npu = target.npus.back();
+        }
+        break;
     }
   }
-  if (!target.name.empty()) return target;
+  if (!target.name.empty() && npu.empty()) return target;
+  if (!target.name.empty() && !target.npu.accelerator.empty()) {
+    target.name = name;
+    return target;
+  }
   std::string known;
   for (const auto& n : target_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown target '" + name + "' (known: " + known + ")");

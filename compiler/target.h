@@ -34,8 +34,15 @@ struct MemoryPolicy {
   uint64_t ram_budget = 0;
 };
 
+/// An Ethos-U NPU beside the CPU: Vela's name for its configuration and the data region it
+/// reaches (targets/targets.def, EMBER_NPU).
+struct Npu {
+  std::string accelerator;  // "" = no NPU
+  std::string region;
+};
+
 struct Target {
-  std::string name;
+  std::string name;  // the CPU's, or "<cpu>+<accelerator>" with an NPU
   Tier tier = Tier::Portable;
   std::string mcpu;
   std::string qemu_board;
@@ -44,10 +51,14 @@ struct Target {
   MemoryPolicy memory;
   std::string board_dir;  // firmware: targets/boards/<board_dir>; "" = no firmware (the host)
   std::string cpu_flags;  // firmware: the GCC flags that select the CPU, FPU and float ABI
+  Npu npu;                       // the NPU compiled for, when the name has one
+  std::vector<Npu> npus;         // every NPU the table pairs with this CPU
 };
 
-/// The target called `name`; throws std::invalid_argument listing the known names otherwise.
+/// The target called `name` ("cortex-m55", or with an NPU "cortex-m55+ethos-u55-128"); throws
+/// std::invalid_argument listing the known names otherwise.
 Target find_target(const std::string& name);
+/// Every CPU target, then every CPU+NPU pair.
 std::vector<std::string> target_names();
 
 /// Overrides region capacities (the flash region's too) from a spec such as "DTCM=64K,SRAM=256K" (suffixes K and M are

@@ -165,6 +165,35 @@ ember_status ember_executor_run(ember_executor* executor);
  *  ops 0 .. num_ops - 1 run in order. */
 ember_status ember_executor_run_op(ember_executor* executor, size_t index);
 
+/** One NPU partition, as the runtime hands it to ember_npu_invoke (docs/npu.md). */
+typedef struct ember_npu_job {
+  /** Vela's command stream: the COP1 container that Arm's Ethos-U driver takes as its custom
+   *  data (ethosu_invoke_v3), in the program file, 16-byte aligned, checked at load. */
+  const void* command_stream;
+  size_t command_stream_size;
+  /** The NPU's base address regions, each 16-byte aligned: 0 the weights (program file), 1 the
+   *  scratch, 2 the fast scratch (0 bytes when Vela planned none). */
+  const uint64_t* base_addrs;
+  const size_t* base_addr_sizes;
+  int num_base_addrs;
+  /** The partition as a TOSA graph, for a reference run where no NPU is (the host); NULL when
+   *  the program leaves it out. */
+  const void* tosa;
+  size_t tosa_size;
+  /** Byte offsets in the scratch: of each input (in place when the call comes) and of each
+   *  output (where the NPU leaves it; the ops after it read it there). */
+  const int32_t* input_offsets;
+  size_t num_inputs;
+  const int32_t* output_offsets;
+  size_t num_outputs;
+} ember_npu_job;
+
+/** Platform hook: runs one NPU partition and returns once its outputs are in the scratch, with
+ *  EMBER_STATUS_Ok or EMBER_STATUS_NpuFailed. The runtime's default is weak and returns
+ *  EMBER_STATUS_NpuUnavailable; a board with an Ethos-U links targets/npu/ethosu_glue.c, which
+ *  calls Arm's driver, or its own. Called from ember_executor_run, never re-entered. */
+ember_status ember_npu_invoke(const ember_npu_job* job);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -62,8 +62,9 @@ enum class KernelId : uint16_t {
 /// How the planner may place a kernel's output over an input that dies at the op (kernels.def
 /// states each rule; the verifier, program_verifier.cc, and the compiler, compiler/in_place.cc,
 /// both enforce it): none, elementwise over input 0 (Unary) or input 0 or 1 (Binary), or
-/// row-streaming (conv2d_s8 with blocks of pixels, depthwise, pools).
-enum class InPlaceRule : uint8_t { None, Unary, Binary, ConvRows, DepthwiseRows, PoolRows };
+/// row-streaming (conv2d_s8 with blocks of pixels, depthwise, pools), or an NPU partition's
+/// scratch over its inputs (from input 3 on: Vela's input places inside it).
+enum class InPlaceRule : uint8_t { None, Unary, Binary, ConvRows, DepthwiseRows, PoolRows, Npu };
 
 inline constexpr InPlaceRule kInPlaceRules[] = {
 #define EMBER_KERNEL(name, inputs, outputs, ints, floats, in_place, optimized) InPlaceRule::in_place,
@@ -84,6 +85,7 @@ constexpr bool input_may_be_absent(KernelId id, size_t index) {
     case KernelId::conv2d_f32:
     case KernelId::depthwise_conv2d_f32:
     case KernelId::fully_connected_f32:
+    case KernelId::ethos_u:  // its TOSA graph
       return index == 2;
     default:
       return false;

@@ -157,22 +157,22 @@ Status check_tensor(uint32_t index, const fbs::Tensor& t, Limits& lim) {
   return Status::Ok;
 }
 
-// A view re-reads another arena tensor's bytes under another shape: same region, offset and
-// byte size, and the source is no view itself (no chains to follow on the device). A view
-// that does not sit exactly on its source is a placement error (BadPlan).
+// A view re-reads bytes of another arena tensor under its own shape: all of them (a reshape), or
+// a window (an NPU partition's output inside its scratch). Same region, inside the source's
+// bytes, and the source is no view itself (no chains to follow on the device). A view outside
+// its source is a placement error (BadPlan).
 Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts, const Names* names) {
   const int32_t v = t.view_of();
   if (v == -1) return Status::Ok;
   EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < ts.size(), Status::BadIndex,
                         "tensor %" PRIu32 ": view of tensor %" PRId32, index, v);
   const fbs::Tensor& src = *ts.Get(static_cast<uint32_t>(v));
+  // Both sizes are verified 32-bit and both tensors lie inside their regions: no overflow in 64 bits.
   EMBER_CHECK_OR_RETURN(t.storage() == fbs::Storage::Arena && src.storage() == fbs::Storage::Arena &&
-                            src.view_of() == -1 && src.region() == t.region() &&
-                            src.offset() == t.offset(),
+                            src.view_of() == -1 && src.region() == t.region() && src.offset() <= t.offset() &&
+                            uint64_t{t.offset()} + tensor_bytes(t) <= uint64_t{src.offset()} + tensor_bytes(src),
                         Status::BadPlan, "tensor %" PRIu32 " '%s': not a valid view of tensor %" PRId32,
                         index, name_of(names, index), v);
-  EMBER_CHECK_OR_RETURN(tensor_bytes(src) == tensor_bytes(t), Status::BadShape,
-                        "tensor %" PRIu32 ": view size differs from tensor %" PRId32, index, v);
   return Status::Ok;
 }
 
@@ -368,6 +368,11 @@ EMBER_NOINLINE bool in_place_over(const Tensors& ts, const fbs::Op& op, uint32_t
       (*above && rule != InPlaceRule::ConvRows && rule != InPlaceRule::DepthwiseRows))
     return false;
   const Ints& ins = *op.inputs();  // each accessor is a vtable lookup: read them once
+  if (rule == InPlaceRule::Npu) {  // the scratch over its inputs, at or below each (the kernel memmoves)
+    for (uint32_t i = 3; i < ins.size(); ++i)
+      if (ins.Get(i) == b) return true;
+    return false;
+  }
   const flatbuffers::Array<int32_t, kMaxRank>& os = *o.dims();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   if (rule <= InPlaceRule::Binary) {  // elementwise: inputs 0 .. rule - 1

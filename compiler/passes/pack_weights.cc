@@ -58,7 +58,7 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
             fc = kernel_id("fully_connected_s8"), add = kernel_id("add_s8"), bmm = kernel_id("batch_matmul_s8");
   const std::string tier_word = std::string(kernels::tier_name(tier));
   for (Op& op : g.ops) {
-    if (op.kernel < 0) continue;  // a view
+    if (op.kernel < 0 || op.kind == "ethos_u") continue;  // a view; an NPU partition keeps its note
     if (kernels::kernel_info(op.kernel)->moves_bytes()) {
       op.kernel_reason = "portable kernel (moves bytes only; the same on every tier)";
       continue;
@@ -154,6 +154,9 @@ Status pack_weights(Graph& g, const Target& target, Diagnostics&) {
     }
     if (scratch > 0) add_scratch(g, op, scratch);
   }
+  // On an NPU target, why an op stays on the CPU comes first (delegate_npu).
+  for (Op& op : g.ops)
+    if (op.has("npu_why")) op.kernel_reason = "CPU, not NPU (" + op.s("npu_why") + "): " + op.kernel_reason;
   return Status::Success;
 }
 

@@ -93,10 +93,18 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
   const int num_ops = static_cast<int>(order.size());
   std::vector<int> root(g.tensors.size());
   std::iota(root.begin(), root.end(), 0);
+  std::vector<uint64_t> within(g.tensors.size(), 0);  // byte offset inside the root's buffer
+  for (const auto& [t, w] : g.windows) root[t] = w.source, within[t] = w.offset;
   for (int k : order) {
     const Op& op = g.ops[k];
-    if (op.kind == "reshape") root[op.outputs[0]] = root[op.inputs[0]];
+    if (op.kind == "reshape") root[op.outputs[0]] = root[op.inputs[0]], within[op.outputs[0]] = within[op.inputs[0]];
   }
+  // An NPU's scratch (with the windows in it) goes in the region the NPU reaches.
+  std::set<int> npu_buffers;
+  for (const Op& op : g.ops)
+    if (op.kind == "ethos_u")
+      for (int t : op.outputs)
+        if (!g.windows.count(t)) npu_buffers.insert(t);
 
   // Alias groups and their lifetimes, by root.
   std::map<int, Buffer> groups;
@@ -128,7 +136,8 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
   std::vector<std::pair<int, int>> partners(num_ops, {-1, -1});  // per step: output, input buffer
   for (int s = 0; s < num_ops; ++s) {
     const Op& op = g.ops[order[s]];
-    if (op.kind == "reshape" || op.outputs.empty()) continue;  // the result; a scratch output stays apart
+    // The result only (a scratch output stays apart), and not a window: its bytes are its scratch's.
+    if (op.kind == "reshape" || op.outputs.empty() || root[op.outputs[0]] != op.outputs[0]) continue;
     const int out = root[op.outputs[0]];
     if (!groups.count(out) || groups[out].first_op != s) continue;
     auto dies = [&](int t) {
@@ -152,6 +161,10 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
   size_t first = 0;
   while (first + 1 < regions.size() && regions[first].capacity == 0) ++first;
   std::fill(region_of.begin(), region_of.end(), static_cast<int>(first));
+  std::vector<bool> fixed(list.size(), false);  // in the NPU's region, never spilled
+  for (size_t r = 0; r < regions.size(); ++r)
+    if (regions[r].name == target.npu.region)
+      for (int t : npu_buffers) region_of[index[root[t]]] = static_cast<int>(r), fixed[index[root[t]]] = true;
   std::vector<uint64_t> offset(list.size(), 0), arena(regions.size(), 0);
   for (size_t r = first; r < regions.size(); ++r) {
     while (true) {
@@ -169,7 +182,8 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
       lifetime_lower_bound(sub, num_ops, &peak);
       int victim = -1;
       for (size_t j = 0; j < sub.size(); ++j)
-        if (sub[j].first_op <= peak && peak <= sub[j].last_op && (victim < 0 || sub[j].size > sub[victim].size))
+        if (!fixed[members[j]] && sub[j].first_op <= peak && peak <= sub[j].last_op &&
+            (victim < 0 || sub[j].size > sub[victim].size))
           victim = static_cast<int>(j);
       if (victim < 0) break;
       region_of[members[victim]] = static_cast<int>(r + 1);
@@ -201,7 +215,7 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
     auto it = index.find(root[t]);
     if (it == index.end()) continue;
     plan.tensor_region[t] = std::max(0, program_region[region_of[it->second]]);
-    plan.tensor_offset[t] = offset[it->second];
+    plan.tensor_offset[t] = offset[it->second] + within[t];
   }
   for (size_t r = 0; r < regions.size(); ++r) {
     if (arena[r] <= regions[r].capacity) continue;
@@ -212,6 +226,23 @@ Plan plan_order(const Graph& g, const Target& target, PlanMode mode, const std::
                  " but it holds " + std::to_string(regions[r].capacity) + " bytes" + filled + " (peak at " + peak + ")";
   }
   return plan;
+}
+
+// An NPU partition's input that only the partition reads, written by an op of the program (not
+// the caller), becomes a window of the partition's scratch at Vela's offset: its writer puts it
+// where the NPU reads it. Any other input stays apart and the ethos_u kernel moves it in.
+void place_npu_inputs(Graph& g) {
+  for (const Op& op : g.ops) {
+    if (op.kind != "ethos_u") continue;
+    const auto& offsets = op.ints_attr("input_offsets");
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      const int x = op.inputs[3 + i];
+      const std::vector<int> users = g.users(x);
+      if (users.size() == 1 && std::count(op.inputs.begin(), op.inputs.end(), x) == 1 && g.producer(x) >= 0 &&
+          g.ops[g.producer(x)].kind != "reshape" && !g.is_graph_output(x) && !g.windows.count(x))
+        g.windows[x] = {op.outputs[0], static_cast<uint64_t>(offsets[i])};
+    }
+  }
 }
 
 Plan best_plan(const Graph& g, const Target& target, PlanMode mode) {
@@ -255,6 +286,7 @@ Status plan_memory(Graph& g, const Target& target, Diagnostics& diag) {
     return Status::Failure;
   }
 
+  place_npu_inputs(g);
   const MemoryPolicy& policy = target.memory;
   Plan plan = best_plan(g, target, policy.mode);
   if (policy.ram_budget > 0 && policy.mode != PlanMode::Smallest && (!plan.error.empty() || plan.total > policy.ram_budget))

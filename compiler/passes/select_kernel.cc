@@ -96,6 +96,12 @@ Status select_kernel(Graph& g, const Target&, Diagnostics& diag) {
     if (k == "reshape") {
       g.ops.push_back(std::move(op));
       continue;
+    } else if (k == "ethos_u") {  // keeps its note (delegate_npu)
+      op.kernel = kernel_id("ethos_u");
+      op.ints = concat(concat({n(op, "npu")}, int_vector(op.ints_attr("input_offsets"))),
+                       int_vector(op.ints_attr("output_offsets")));
+      g.ops.push_back(std::move(op));
+      continue;
     } else if (k == "conv") {
       name = (op.i("depthwise") ? "depthwise_conv2d" : "conv2d") + suffix;
       op.ints = conv_geometry(op);

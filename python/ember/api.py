@@ -57,6 +57,15 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
     "smallest" when the default plan is over it, and fails when that is too.
     """
     graph = to_graph(exported_program, float_io=float_io)
+    if "+" in target:  # an NPU beside the CPU: Vela compiles the partitions first
+        from ember.npu import delegate
+        from ember.tosa import TosaError
+        from ember.vela import VelaError
+
+        try:
+            delegate(graph, target)
+        except (TosaError, VelaError) as e:
+            raise CompileError(str(e)) from None
     try:
         ok, data, diagnostics, dumps = _ember.compile(graph, target, list(print_ir_after),
                                                       _memory_spec(memory), plan, int(ram_budget or 0))

@@ -16,7 +16,7 @@ from ember.sdk import FirmwareError
 
 
 def _target_tier(name: str) -> str:
-    return {t["name"]: t["tier"] for t in _ember.targets()}.get(name, "portable")
+    return {t["name"]: t["tier"] for t in _ember.targets()}.get(name.split("+")[0], "portable")
 
 
 def kernel_names() -> list[str]:

@@ -16,6 +16,8 @@ crosses at least twice, so partitions never depend on each other in a cycle.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,6 +128,82 @@ def subgraph(ir: dict, ops: list[int]) -> dict:
                 inputs.append(t)
     outputs = [t for i in ops for t in ir["ops"][i]["outputs"] if t in read_outside]
     return {"tensors": ir["tensors"], "ops": [ir["ops"][i] for i in ops], "inputs": inputs, "outputs": outputs}
+
+
+# The ethos_u kernel takes the command stream, weights and TOSA graph, then the partition's inputs,
+# at most kMaxVariadicInputs (16) operands in all (runtime/op_signatures.h).
+MAX_PARTITION_INPUTS = 13
+
+
+def delegate(graph, target: str) -> Plan | None:
+    """Partitions `graph` (an ember.frontend graph) for the NPU of `target` ("cortex-m55+ethos-u55-128"),
+    compiles each partition with Vela, and hands the partitions and the CPU ops' reasons to the
+    compiler (graph.set_npu), whose delegate_npu pass replaces them with ethos_u ops. None when
+    the graph does not lower (the compile that follows reports why)."""
+    from ember import _ember
+    from ember.tosa import emit
+    from ember.vela import compile_tosa
+
+    accelerator = target.split("+", 1)[1]
+    try:
+        ir = _ember.lower_to_ir(graph, target, "cleanup")
+    except ValueError:
+        return None
+    plan = partition(ir, accelerator)
+    parts = []
+    for ops in list(plan.partitions):
+        sub = subgraph(ir, ops)
+        if len(sub["inputs"]) > MAX_PARTITION_INPUTS:
+            plan.partitions.remove(ops)
+            plan.cpu.update({i: f"a partition of {len(sub['inputs'])} inputs (at most {MAX_PARTITION_INPUTS})"
+                             for i in ops})
+            continue
+        tosa = emit(sub)
+        r = compile_tosa(tosa, accelerator)
+        for places, tensors in ((r.inputs, sub["inputs"]), (r.outputs, sub["outputs"])):
+            sizes = [int(np.prod(ir["tensors"][t]["shape"])) for t in tensors]
+            if [int(np.prod(p.shape)) * p.element_size for p in places] != sizes:
+                raise RuntimeError(f"internal: Vela's inputs or outputs are not the partition's ({places} for {sizes})")
+        parts.append({"ops": ops, "inputs": sub["inputs"], "outputs": sub["outputs"],
+                      "input_offsets": [p.offset for p in r.inputs], "output_offsets": [p.offset for p in r.outputs],
+                      "command_stream": r.command_stream, "weights": r.weights, "tosa": tosa,
+                      "scratch_bytes": r.scratch_size, "fast_scratch_bytes": r.fast_scratch_size,
+                      "note": f"NPU {accelerator}: {len(ops)} ops; Vela's estimate {r.estimate['cycles_npu']:,} NPU "
+                              f"cycles, scratch {r.scratch_size:,} B, weights {len(r.weights):,} B"})
+    graph.set_npu(parts, plan.cpu)
+    return plan
+
+
+def run_reference(tosa: bytes, scratch: bytes, input_offsets: list[int], output_offsets: list[int]) -> list[bytes]:
+    """One NPU partition on the TOSA reference model, where no NPU is (the host runtime's
+    ember_npu_invoke calls it): its inputs read from the scratch at their offsets, its outputs
+    returned in order. The NPU's arithmetic here is the reference model's (docs/npu.md)."""
+    try:
+        import tosa_reference_model
+        from tosa.TosaGraph import TosaGraph
+    except ImportError:
+        raise RuntimeError("running an NPU partition on the host needs the tosa-tools package "
+                           "(pip install tosa-tools==2026.8.0; tools/setup.sh installs it)") from None
+    block = TosaGraph.GetRootAs(tosa, 0).Regions(0).Blocks(0)
+    shapes = {block.Tensors(i).Name(): block.Tensors(i).ShapeAsNumpy() for i in range(block.TensorsLength())}
+    inputs = []
+    for i, offset in enumerate(input_offsets):
+        shape = shapes[block.Inputs(i)]
+        inputs.append(np.frombuffer(scratch, np.int8, int(np.prod(shape)), offset).reshape(shape))
+    # The reference model prints a warning on every run that the graph's TOSA version (1.0, what
+    # Vela takes) is older than its own; it is compatible, and nothing else goes to stdout.
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            outputs, status = tosa_reference_model.run(tosa, inputs)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    if status != tosa_reference_model.GraphStatus.TOSA_VALID:
+        raise RuntimeError(f"the TOSA reference model returned {status}")
+    return [np.ascontiguousarray(o, np.int8).tobytes() for o in outputs]
 
 
 def main(argv=None) -> int:

@@ -9,6 +9,10 @@ import numpy as np
 import torch
 
 from ember import _ember
+from ember.npu import run_reference
+
+# The host has no NPU: NPU partitions run on the TOSA reference model (docs/npu.md).
+_ember.set_npu_reference(run_reference)
 
 _NP_DTYPES = {"int8": np.int8, "int32": np.int32, "float32": np.float32}
 

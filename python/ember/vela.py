@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-ACCELERATORS = ("ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256", "ethos-u65-256",
-                "ethos-u65-512", "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024",
-                "ethos-u85-2048")
+from ember import _ember
+
+# Every NPU configuration of the target table (targets/targets.def, EMBER_NPU).
+ACCELERATORS = tuple(dict.fromkeys(a for t in _ember.targets() for a, _ in t["npus"]))
 
 
 class VelaError(RuntimeError):

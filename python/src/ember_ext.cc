@@ -5,6 +5,7 @@
 // Python stays a thin layer: no graph logic lives on this side.
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -19,6 +20,7 @@
 #include "host_runtime.h"
 #include "ember/kernels/kernel_info.h"
 #include "ember/kernels/kernel_table.h"
+#include "ember/runtime/ember.h"
 
 namespace nb = nanobind;
 using namespace ember;
@@ -82,7 +84,61 @@ struct PyGraph {
     for (auto [key, value] : attrs) op.attrs[nb::cast<std::string>(key)] = to_attr(value);
     graph.ops.push_back(std::move(op));
   }
+
+  // The NPU partitions Vela compiled (compiler::NpuPartition; dicts with its fields, bytes for
+  // the byte vectors) and why the other ops stay on the CPU ({op index: reason}).
+  void set_npu(const nb::list& partitions, const std::map<int, std::string>& cpu_reasons) {
+    auto bytes = [](const nb::handle& b) {
+      const nb::bytes v = nb::cast<nb::bytes>(b);
+      return std::vector<uint8_t>(static_cast<const uint8_t*>(v.data()), static_cast<const uint8_t*>(v.data()) + v.size());
+    };
+    graph.npu_partitions.clear();
+    for (nb::handle h : partitions) {
+      const nb::dict d = nb::cast<nb::dict>(h);
+      compiler::NpuPartition p;
+      p.ops = nb::cast<std::vector<int>>(d["ops"]);
+      p.inputs = nb::cast<std::vector<int>>(d["inputs"]);
+      p.outputs = nb::cast<std::vector<int>>(d["outputs"]);
+      p.input_offsets = nb::cast<std::vector<int64_t>>(d["input_offsets"]);
+      p.output_offsets = nb::cast<std::vector<int64_t>>(d["output_offsets"]);
+      p.command_stream = bytes(d["command_stream"]);
+      p.weights = bytes(d["weights"]);
+      p.tosa = bytes(d["tosa"]);
+      p.scratch_bytes = nb::cast<int64_t>(d["scratch_bytes"]);
+      p.fast_scratch_bytes = nb::cast<int64_t>(d["fast_scratch_bytes"]);
+      p.note = nb::cast<std::string>(d["note"]);
+      graph.npu_partitions.push_back(std::move(p));
+    }
+    graph.cpu_reasons = cpu_reasons;
+  }
 };
+
+// The host has no NPU: an NPU partition runs on the TOSA reference model, through the Python
+// function ember.npu_host.run (set_npu_reference; None: no NPU, the runtime's default). Called
+// by the runtime with the GIL held (Runtime.run keeps it). A reference, not a static object:
+// no destructor runs at interpreter exit.
+PyObject* g_npu_reference = nullptr;
+
+extern "C" ember_status ember_npu_invoke(const ember_npu_job* job) {
+  if (g_npu_reference == nullptr || job->tosa == nullptr) return EMBER_STATUS_NpuUnavailable;
+  uint8_t* scratch = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(job->base_addrs[1]));
+  const size_t size = job->base_addr_sizes[1];
+  try {
+    const std::vector<int32_t> ins(job->input_offsets, job->input_offsets + job->num_inputs);
+    const std::vector<int32_t> outs(job->output_offsets, job->output_offsets + job->num_outputs);
+    nb::object result = nb::borrow(g_npu_reference)(nb::bytes(job->tosa, job->tosa_size), nb::bytes(scratch, size), ins, outs);
+    const auto outputs = nb::cast<std::vector<nb::bytes>>(result);
+    if (outputs.size() != outs.size()) return EMBER_STATUS_NpuFailed;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (static_cast<size_t>(outs[i]) + outputs[i].size() > size) return EMBER_STATUS_NpuFailed;
+      std::memcpy(scratch + outs[i], outputs[i].data(), outputs[i].size());
+    }
+    return EMBER_STATUS_Ok;
+  } catch (const nb::python_error& e) {
+    host::set_runtime_message(std::string("the TOSA reference model failed: ") + e.what());
+    return EMBER_STATUS_NpuFailed;
+  }
+}
 
 // A stable identifier per code for Python (the runtime's to_string is prose).
 std::string status_name(rt::Status s) {
@@ -162,6 +218,7 @@ NB_MODULE(_ember, m) {
       .def("add_tensor", &PyGraph::add_tensor, nb::arg("name"), nb::arg("shape"), nb::arg("dtype"),
            nb::arg("data") = nb::none())
       .def("add_op", &PyGraph::add_op)
+      .def("set_npu", &PyGraph::set_npu, nb::arg("partitions"), nb::arg("cpu_reasons"))
       .def("set_io", [](PyGraph& g, std::vector<int> inputs, std::vector<int> outputs, bool float_io) {
         g.graph.inputs = std::move(inputs);
         g.graph.outputs = std::move(outputs);
@@ -195,11 +252,16 @@ NB_MODULE(_ember, m) {
     if (!r.ok) throw std::invalid_argument(r.diagnostics);
     return ir_to_python(r.graph);
   }, nb::arg("graph"), nb::arg("target"), nb::arg("stop_after"));
+  m.def("set_npu_reference", [](nb::object fn) {
+    Py_XDECREF(g_npu_reference);
+    g_npu_reference = fn.is_none() ? nullptr : fn.release().ptr();
+  }, nb::arg("fn").none());
   m.def("target_names", &compiler::target_names);
   // targets/targets.def, row by row, as the compiler reads it.
   m.def("targets", [] {
     nb::list rows;
     for (const std::string& name : compiler::target_names()) {
+      if (name.find('+') != std::string::npos) continue;  // a CPU's row lists its NPUs
       const compiler::Target t = compiler::find_target(name);
       nb::list regions;
       for (const compiler::MemoryRegion& r : t.regions) regions.append(nb::make_tuple(r.name, r.capacity));
@@ -208,6 +270,9 @@ NB_MODULE(_ember, m) {
       row["qemu_board"] = t.qemu_board, row["regions"] = regions;
       row["flash"] = nb::make_tuple(t.flash.name, t.flash.capacity);
       row["board_dir"] = t.board_dir, row["cpu_flags"] = t.cpu_flags;
+      nb::list npus;
+      for (const compiler::Npu& n : t.npus) npus.append(nb::make_tuple(n.accelerator, n.region));
+      row["npus"] = npus;
       rows.append(row);
     }
     return rows;
