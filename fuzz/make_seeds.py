@@ -1,7 +1,8 @@
 """Writes the fuzzer's seed files: the MLPerf Tiny zoo programs and digits (compiled for one
 core of each optimized tier, cortex-m55, cortex-m4 and cortex-m3, whose scratch operands and
 folded biases reach that tier's kernels, and for the host target; keyword spotting also planned
-smallest over two regions, for in-place convolutions), the crafted malformed files of
+smallest over two regions, for in-place convolutions), two tiny models (int8 and float, and int8
+with NPU partitions), the crafted malformed files of
 tests/test_untrusted.py, one file each, and the lying files of tests/lying_programs.py.
 
     python3 fuzz/make_seeds.py build/fuzz/seeds
@@ -81,14 +82,16 @@ def main(out: Path) -> None:
         for stem, args in missing.items():
             (out / f"{stem}.emb").write_bytes(bytes(ember.lower(ep, **args).data))
     for name, (model, shape) in _tiny_models().items():
-        for quantized in (True, False):
-            path = out / f"tiny-{name}-{'s8' if quantized else 'f32'}.emb"
+        # int8 and float on the host; int8 with its NPU partitions (ethos_u ops) beside a Cortex-M55
+        for kind, target in (("s8", "host"), ("f32", "host"), ("s8-npu", "cortex-m55+ethos-u55-128")):
+            path = out / f"tiny-{name}-{kind}.emb"
             if path.exists():
                 continue
             x = torch.randn(*shape)
+            quantized = kind != "f32"
             try:
                 program = ember.compile(model.eval(), (x,), calibration=[(x,), (x * 2,)],
-                                        target="host", quantized=quantized)
+                                        target=target, quantized=quantized)
             except ember.CompileError as e:
                 print(f"no seed tiny-{name} ({'int8' if quantized else 'float'}): {str(e)[:200]}")
                 continue  # an op without a kernel for this dtype: no seed

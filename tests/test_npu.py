@@ -5,6 +5,7 @@ the TOSA reference model stands in for the NPU."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 
@@ -164,16 +165,40 @@ class _Mixed(torch.nn.Module):
         return self.b(torch.softmax(self.a(x), dim=1))
 
 
+@functools.lru_cache(maxsize=None)
+def _mixed():
+    torch.manual_seed(0)
+    calibration = [torch.randn(1, 3, 8, 8) for _ in range(8)]
+    ep = ember.quantize(_Mixed().eval(), calibration[0], calibration)
+    return ep, calibration, ember.lower(ep, "cortex-m55+ethos-u55-128")
+
+
+@pytest.mark.models
+@pytest.mark.parametrize("status, at, word", [
+    ("npu_payload", 0, 0x32504F43),             # "COP2"
+    ("npu_config", 8, 0x20000118),              # the configuration word of an Ethos-U85-256
+    ("npu_payload", 16, 3),                      # a register-dump action in place of a NOP
+    ("npu_payload", 28, 2 | 0xFFFF << 16),       # a command stream running past the container
+    ("npu_payload", 4, 5),                       # no configuration
+])
+def test_malformed_npu_payloads_are_refused_at_load(status, at, word):
+    """The ethos_u op's load check (kernels/portable/ethos_u.h) on Vela's container in a compiled
+    file: each damage is refused with its own code, before anything runs."""
+    data = bytearray(_mixed()[2].data)
+    start = data.find(b"COP1")
+    assert start > 0 and start % 16 == 0
+    data[start + at:start + at + 4] = word.to_bytes(4, "little")
+    with pytest.raises(ember.ProgramError) as e:
+        ember.Program(bytes(data))
+    assert e.value.status == status
+
+
 @pytest.mark.models
 def test_cpu_ops_between_partitions_read_and_write_the_npu_scratch_in_place():
     """The softmax between two partitions reads the first's output inside its scratch and writes
     straight into the second's, at Vela's offsets: no copies. Without a reference model (a build
     without an NPU), running the program is NpuUnavailable, not a crash."""
-    torch.manual_seed(0)
-    model = _Mixed().eval()
-    calibration = [torch.randn(1, 3, 8, 8) for _ in range(8)]
-    ep = ember.quantize(model, calibration[0], calibration)
-    program = ember.lower(ep, "cortex-m55+ethos-u55-128")
+    ep, calibration, program = _mixed()
     ops = program.inspect()["ops"]
     assert _kernels(program) == ["ethos_u", "softmax_s8", "ethos_u"]
     buffers = {b["tensor"]: b for b in program.inspect()["memory"]["buffers"]}
@@ -192,3 +217,37 @@ def test_cpu_ops_between_partitions_read_and_write_the_npu_scratch_in_place():
             program.run(calibration[0])
     finally:
         _ember.set_npu_reference(run_reference)
+
+
+@pytest.mark.device
+@pytest.mark.parametrize("tamper", [False, True])
+def test_npu_program_on_the_m55_board_matches_the_host(tmp_path, monkeypatch, tamper):
+    """The NPU program on QEMU's mps3-an547 (a Cortex-M55, no NPU): the firmware's ember_npu_invoke
+    (targets/firmware/npu_stand_in.c) checks what the runtime passes on the device (the COP1
+    command stream, 16-byte aligned base addresses, the scratch's size, the offsets, and each
+    input's bytes in place in the scratch, written there by the ops before) against the host's
+    calls, then writes the outputs the host computed: the NPU's arithmetic here is the TOSA
+    reference model's. The softmax between the partitions runs on the M55 and the outputs must
+    equal the host's bit for bit. Tampered with (one input byte the host saw changed), the same
+    firmware must fail the call."""
+    from ember import firmware
+    from ember.qemu import run_qemu
+
+    if tamper:
+        real = firmware.host_outputs
+
+        def changed(program, inputs):
+            expected, calls = real(program, inputs)
+            scratch, ins, outs, inputs0, outputs = calls[-1]
+            inputs0 = [bytes([inputs0[0][0] ^ 1]) + inputs0[0][1:]] + inputs0[1:]
+            return expected, calls[:-1] + [(scratch, ins, outs, inputs0, outputs)]
+        monkeypatch.setattr(firmware, "host_outputs", changed)
+    _, _, program = _mixed()
+    fw = firmware.build_firmware(program, "cortex-m55+ethos-u55-128", tmp_path / "fw.elf", num_inputs=2)
+    result = run_qemu(fw.elf, timeout=300)
+    if tamper:
+        assert result.status != "pass"
+        assert "ember-npu: call 3: input bytes in the scratch differ from the host's" in result.stdout
+    else:
+        assert result.status == "pass", result.stdout[-2000:]
+        assert "mismatches=0" in result.stdout and "ember-npu:" not in result.stdout

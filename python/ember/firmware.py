@@ -58,10 +58,12 @@ def firmware_targets() -> dict[str, FirmwareTarget]:
 
 
 def firmware_target(name: str) -> FirmwareTarget:
+    """The firmware of a target; with an NPU ("cortex-m55+ethos-u55-128"), its CPU's."""
     targets = firmware_targets()
-    if name not in targets:
+    cpu = name.split("+")[0]
+    if cpu not in targets:
         raise FirmwareError(f"no firmware for target '{name}' (have: {', '.join(targets)})")
-    return targets[name]
+    return targets[cpu]
 
 
 def parse_memory_spec(spec: str) -> dict[str, int]:
@@ -119,7 +121,55 @@ def device_inputs(program: Program, count: int = 1, seed: int = 0) -> list[tuple
     return cases
 
 
-def _firmware_data(program: Program, inputs, expected) -> str:
+def _npu_calls_c(calls: list) -> list[str]:
+    """The NPU calls the host made (ember_npu_call, targets/firmware/npu_stand_in.h), in order."""
+    out = ['#include "npu_stand_in.h"']
+    rows = []
+    for k, (scratch, in_offsets, out_offsets, ins, outs) in enumerate(calls):
+        for kind, values in (("in", ins), ("out", outs)):
+            for i, data in enumerate(values):
+                out += [f"static const uint8_t npu_{k}_{kind}_{i}[] = {{", _c_bytes(data), "};"]
+            out.append(f"static const uint8_t* const npu_{k}_{kind}[] = {{"
+                       f"{', '.join(f'npu_{k}_{kind}_{i}' for i in range(len(values)))}}};")
+            out.append(f"static const uint32_t npu_{k}_{kind}_bytes[] = {{{', '.join(str(len(d)) for d in values)}}};")
+        out.append(f"static const int32_t npu_{k}_in_offsets[] = {{{', '.join(map(str, in_offsets))}}};")
+        out.append(f"static const int32_t npu_{k}_out_offsets[] = {{{', '.join(map(str, out_offsets))}}};")
+        rows.append(f"{{{scratch}, {len(ins)}, {len(outs)}, npu_{k}_in_offsets, npu_{k}_out_offsets, npu_{k}_in, "
+                    f"npu_{k}_in_bytes, npu_{k}_out, npu_{k}_out_bytes}}")
+    out.append(f"const ember_npu_call ember_npu_calls[] = {{{', '.join(rows)}}};")
+    out.append(f"const uint32_t ember_npu_num_calls = {len(calls)};")
+    return out
+
+
+def host_outputs(program: Program, inputs) -> tuple[list, list]:
+    """The host runtime's outputs for each input tuple, and the NPU calls it made on the way
+    (scratch bytes, input and output offsets, input bytes in place, the reference model's output
+    bytes), for the firmware's NPU stand-in."""
+    from ember import _ember
+    from ember.npu import run_reference
+
+    calls = []
+
+    def recorded(tosa, scratch, in_offsets, out_offsets):
+        outs = run_reference(tosa, scratch, in_offsets, out_offsets)
+        ins = [scratch[o:o + n] for o, n in zip(in_offsets, _input_sizes(tosa))]
+        calls.append((len(scratch), list(in_offsets), list(out_offsets), ins, outs))
+        return outs
+
+    _ember.set_npu_reference(recorded)
+    try:
+        return [program.run_raw(*case) for case in inputs], calls
+    finally:
+        _ember.set_npu_reference(run_reference)
+
+
+def _input_sizes(tosa: bytes) -> list[int]:
+    from ember.npu import tosa_io_shapes
+
+    return [int(np.prod(shape)) for shape in tosa_io_shapes(tosa)[0]]
+
+
+def _firmware_data(program: Program, inputs, expected, npu_calls=()) -> str:
     regions = program.inspect()["memory"]["regions"]
     out = ["/* firmware_data.c - arenas and test vectors for targets/firmware/main.cc. Generated. */",
            '#include "model.h"', ""]
@@ -140,6 +190,8 @@ def _firmware_data(program: Program, inputs, expected) -> str:
             names_out.append(f"out_{c}_{o}")
     out.append(f"const uint8_t* const ember_test_inputs[] = {{{', '.join(names_in) or '0'}}};")
     out.append(f"const uint8_t* const ember_test_expected[] = {{{', '.join(names_out) or '0'}}};")
+    if npu_calls:
+        out += _npu_calls_c(npu_calls)
     return "\n".join(out) + "\n"
 
 
@@ -190,12 +242,13 @@ def build_firmware(program: Program, target: str, output: str | Path, *, inputs=
     if inputs is None:
         inputs = device_inputs(program, num_inputs, seed)
     inputs = [tuple(x) for x in inputs]
-    expected = [program.run_raw(*case) for case in inputs]
+    expected, npu_calls = host_outputs(program, inputs)
     variant = ("-fault" if inject_fault else "") + ("-nolog" if no_log else "")
     output = Path(output)
     with cached_build(program, target, variant, inputs, expected, jobs,
                       [f"-DEMBER_FW_INJECT_FAULT={'ON' if inject_fault else 'OFF'}",
-                       f"-DEMBER_NO_LOG={'ON' if no_log else 'OFF'}"]) as build:
+                       f"-DEMBER_NO_LOG={'ON' if no_log else 'OFF'}",
+                       f"-DEMBER_FW_NPU_STAND_IN={'ON' if npu_calls else 'OFF'}"], npu_calls) as build:
         output.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(build / "firmware.elf", output)
         shutil.copyfile(build / "firmware.map", output.with_suffix(".map"))
@@ -211,7 +264,7 @@ def build_firmware(program: Program, target: str, output: str | Path, *, inputs=
 
 @contextlib.contextmanager
 def cached_build(program: Program, target: str, variant: str, inputs, expected, jobs: int = 2,
-                 defines=()):
+                 defines=(), npu_calls=()):
     """targets/firmware built for `program` in the cache folder of (target, variant), which is
     yielded while it is locked: the runtime and kernels compile once per target, later builds
     recompile only the generated model files."""
@@ -225,9 +278,9 @@ def cached_build(program: Program, target: str, variant: str, inputs, expected, 
         model_dir = build / "model"
         model_dir.mkdir(parents=True, exist_ok=True)
         export_c(program, model_dir / "model", target)
-        write_if_changed(model_dir / "firmware_data.c", _firmware_data(program, inputs, expected))
+        write_if_changed(model_dir / "firmware_data.c", _firmware_data(program, inputs, expected, npu_calls))
         try:
-            cmake_build("firmware", build, target, [f"-DEMBER_MODEL_DIR={model_dir}", *defines], jobs)
+            cmake_build("firmware", build, tgt.name, [f"-DEMBER_MODEL_DIR={model_dir}", *defines], jobs)
         except FirmwareError as e:
             m = _OVERFLOW.search(str(e))
             if not m:

@@ -174,22 +174,27 @@ def delegate(graph, target: str) -> Plan | None:
     return plan
 
 
+def tosa_io_shapes(tosa: bytes) -> tuple[list, list]:
+    """The shapes of a TOSA graph's inputs and of its outputs, in order."""
+    from tosa.TosaGraph import TosaGraph
+
+    block = TosaGraph.GetRootAs(tosa, 0).Regions(0).Blocks(0)
+    shapes = {block.Tensors(i).Name(): list(block.Tensors(i).ShapeAsNumpy()) for i in range(block.TensorsLength())}
+    return ([shapes[block.Inputs(i)] for i in range(block.InputsLength())],
+            [shapes[block.Outputs(i)] for i in range(block.OutputsLength())])
+
+
 def run_reference(tosa: bytes, scratch: bytes, input_offsets: list[int], output_offsets: list[int]) -> list[bytes]:
     """One NPU partition on the TOSA reference model, where no NPU is (the host runtime's
     ember_npu_invoke calls it): its inputs read from the scratch at their offsets, its outputs
     returned in order. The NPU's arithmetic here is the reference model's (docs/npu.md)."""
     try:
         import tosa_reference_model
-        from tosa.TosaGraph import TosaGraph
     except ImportError:
         raise RuntimeError("running an NPU partition on the host needs the tosa-tools package "
                            "(pip install tosa-tools==2026.8.0; tools/setup.sh installs it)") from None
-    block = TosaGraph.GetRootAs(tosa, 0).Regions(0).Blocks(0)
-    shapes = {block.Tensors(i).Name(): block.Tensors(i).ShapeAsNumpy() for i in range(block.TensorsLength())}
-    inputs = []
-    for i, offset in enumerate(input_offsets):
-        shape = shapes[block.Inputs(i)]
-        inputs.append(np.frombuffer(scratch, np.int8, int(np.prod(shape)), offset).reshape(shape))
+    inputs = [np.frombuffer(scratch, np.int8, int(np.prod(shape)), offset).reshape(shape)
+              for shape, offset in zip(tosa_io_shapes(tosa)[0], input_offsets)]
     # The reference model prints a warning on every run that the graph's TOSA version (1.0, what
     # Vela takes) is older than its own; it is compatible, and nothing else goes to stdout.
     sys.stdout.flush()
