@@ -9,6 +9,7 @@
 #   ember::runtime  the runtime and the kernels (a kernel table links only what it names)
 #   ember::kernels  the kernels alone (portable, and the target's optimized tier)
 #   ember::board    start-up, semihosting output and the linker script of the QEMU boards
+#   ember::ethos_u  ember_npu_invoke over Arm's Ethos-U driver; link the driver too (docs/npu.md)
 include_guard(GLOBAL)
 get_filename_component(EMBER_PACKAGE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(EMBER_TOOLCHAIN_FILE "${EMBER_PACKAGE_DIR}/targets/arm-none-eabi.cmake")

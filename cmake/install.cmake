@@ -14,7 +14,8 @@ set(_tests PATTERN "*_test.*" EXCLUDE PATTERN "*_test_*" EXCLUDE PATTERN "test_u
            PATTERN "tier_test*" EXCLUDE PATTERN "in_place_test.h" EXCLUDE)
 install(FILES CMakeLists.txt DESTINATION ${EMBER_INSTALL_DIR})
 install(DIRECTORY runtime kernels DESTINATION ${EMBER_INSTALL_DIR} ${_tests})
-install(DIRECTORY schema targets DESTINATION ${EMBER_INSTALL_DIR} PATTERN kernel_tests EXCLUDE)
+install(DIRECTORY schema targets DESTINATION ${EMBER_INSTALL_DIR} PATTERN kernel_tests EXCLUDE PATTERN testing EXCLUDE
+        ${_tests})
 install(DIRECTORY examples/c_app DESTINATION ${EMBER_INSTALL_DIR}/examples)  # a bundle's example
 install(FILES cmake/ember-config.cmake DESTINATION ${EMBER_INSTALL_DIR}/cmake)
 include(CMakePackageConfigHelpers)

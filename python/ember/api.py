@@ -57,13 +57,14 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
     "smallest" when the default plan is over it, and fails when that is too.
     """
     graph = to_graph(exported_program, float_io=float_io)
+    npu = None
     if "+" in target:  # an NPU beside the CPU: Vela compiles the partitions first
         from ember.npu import delegate
         from ember.tosa import TosaError
         from ember.vela import VelaError
 
         try:
-            delegate(graph, target)
+            npu = delegate(graph, target)
         except (TosaError, VelaError) as e:
             raise CompileError(str(e)) from None
     try:
@@ -78,9 +79,12 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
     # The runtime's own load checks on what was just compiled: a program the device would reject
     # is a compiler bug, and it is reported here, not on the device.
     try:
-        return Program(data, name="the compiled program")
+        program = Program(data, name="the compiled program")
     except ProgramError as e:
         raise CompileError(f"internal error: {e}") from None
+    if npu is not None:
+        program.npu = {"accelerator": npu.accelerator, "partitions": npu.estimates}
+    return program
 
 
 def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,

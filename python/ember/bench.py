@@ -55,6 +55,13 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
                     "kernel_note": op["kernel_note"], "input_shape": shapes.get(op["input_ids"][0]),
                     "output_shape": shapes.get(op["output_ids"][0]),
                     "instructions": measured["instructions"], "macs": op.get("macs", 0)})
+    npu = getattr(program, "npu", None)
+    if npu:
+        # The CPU's work only: an ethos_u op's count is the firmware's NPU stand-in (QEMU has no
+        # NPU); the NPU's time is Vela's estimate, in NPU cycles.
+        instructions -= sum(o["instructions"] for o in ops if o["kernel"] == "ethos_u")
+        npu = {**npu, "cycles_estimate": sum(p["cycles_npu"] for p in npu["partitions"])}
+        macs = 0  # on the NPU: a CPU ratio would mean nothing
     return {
         "model": model_name, "target": target, "tier": firmware_target(target).tier,
         "status": result.status, "fault": result.fault or None,
@@ -62,7 +69,8 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
         "load_instructions": result.load_instructions,   # Program::load (verification), once
         "load_share": round(result.load_instructions / instructions, 4)
         if instructions and result.load_instructions else None,
-        "macs_per_instruction": round(macs / instructions, 4) if instructions else None,
+        "macs_per_instruction": round(macs / instructions, 4) if instructions and macs else None,
+        "npu": npu,
         "ram": ram, "flash": flash, "mismatches": result.mismatches, "ops": ops,
         "kernel_mix": kernel_mix(info["ops"]),
         "program": {"file_bytes": info["file_bytes"], "constant_bytes": info["constant_bytes"],
@@ -243,7 +251,8 @@ def _line(row: dict) -> str:
     if row.get("status") != "pass":
         return f"{row.get('status')}: {row.get('error') or row.get('fault') or row.get('mismatches')}"
     mix = ", ".join(f"{v} {k}" for k, v in row["kernel_mix"].items())
-    return (f"{row['instructions']:,} instructions, {row['macs_per_instruction']} MACs/instruction, "
+    npu = f" + {row['npu']['cycles_estimate']:,} NPU cycles (Vela's estimate)" if row.get("npu") else ""
+    return (f"{row['instructions']:,} instructions{npu}, {row['macs_per_instruction']} MACs/instruction, "
             f"RAM {row['ram']['total']:,} B, flash {row['flash']['total']:,} B; ops: {mix}")
 
 
@@ -258,8 +267,12 @@ def markdown(results: list[dict]) -> str:
             continue
         arena = ", ".join(f"{k} {v:,}" for k, v in r["ram"]["arena"].items())
         f = r["flash"]
-        rows.append(f"| {r['model']} | {r.get('plan', 'default')} | {r['target']} | {r['instructions']:,} | {r['macs']:,} | "
-                    f"{r['macs_per_instruction']:.3f} | {arena} | {r['ram']['stack']:,} | "
+        work = f"{r['instructions']:,}"
+        if r.get("npu"):
+            work += f" on the CPU + {r['npu']['cycles_estimate']:,} NPU cycles (Vela's estimate)"
+        ratio = "-" if r["macs_per_instruction"] is None else f"{r['macs_per_instruction']:.3f}"
+        rows.append(f"| {r['model']} | {r.get('plan', 'default')} | {r['target']} | {work} | {r['macs']:,} | "
+                    f"{ratio} | {arena} | {r['ram']['stack']:,} | "
                     f"{r['ram']['runtime_state']:,} | {r['ram']['total']:,} | {f['runtime_core']:,} | "
                     f"{f['kernels']:,} | {f['constants']:,} | {f['other']:,} | {f['total']:,} | "
                     f"{r['mismatches']} |")

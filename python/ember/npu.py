@@ -36,6 +36,9 @@ class Plan:
     accelerator: str
     partitions: list = field(default_factory=list)  # op indices per partition, in graph order
     cpu: dict = field(default_factory=dict)         # op index -> why it stays on the CPU
+    # Per partition once compiled (delegate): Vela's estimates (ember.vela) with the ops' count,
+    # scratch and weight bytes. Estimates, not measurements.
+    estimates: list = field(default_factory=list)
 
 
 def _int8(ir, op) -> bool:
@@ -164,6 +167,8 @@ def delegate(graph, target: str) -> Plan | None:
             sizes = [int(np.prod(ir["tensors"][t]["shape"])) for t in tensors]
             if [int(np.prod(p.shape)) * p.element_size for p in places] != sizes:
                 raise RuntimeError(f"internal: Vela's inputs or outputs are not the partition's ({places} for {sizes})")
+        plan.estimates.append({**r.estimate, "ops": len(ops), "scratch_bytes": r.scratch_size,
+                               "fast_scratch_bytes": r.fast_scratch_size, "weight_bytes": len(r.weights)})
         parts.append({"ops": ops, "inputs": sub["inputs"], "outputs": sub["outputs"],
                       "input_offsets": [p.offset for p in r.inputs], "output_offsets": [p.offset for p in r.outputs],
                       "command_stream": r.command_stream, "weights": r.weights, "tosa": tosa,
@@ -212,33 +217,51 @@ def run_reference(tosa: bytes, scratch: bytes, input_offsets: list[int], output_
 
 
 def main(argv=None) -> int:
-    """python -m ember.npu [models] [--accelerators a,b]: per model and NPU, the partitions and
-    Vela's estimates, as a Markdown table (Vela's figures are estimates, not measurements)."""
+    """python -m ember.npu [models] [--targets t,u]: per model and NPU target, the partitions, Vela's
+    estimates and Ember's measured CPU instructions, as a Markdown table (docs/npu.md)."""
     import argparse
+    import tempfile
+    from pathlib import Path
 
-    from ember import _ember
-    from ember.api import quantize, to_graph
+    import torch
+
+    import ember
+    from ember.bench import bench_pair
+    from ember.firmware import firmware_target
     from ember.models import entry
-    from ember.tosa import emit
-    from ember.vela import compile_tosa
+    from ember.program import to_device
 
     ap = argparse.ArgumentParser(prog="python -m ember.npu", description=main.__doc__.splitlines()[0])
-    ap.add_argument("models", nargs="*", default=["kws", "vww", "ic", "ad", "sww"])
-    ap.add_argument("--accelerators", default="ethos-u55-128,ethos-u85-256")
+    ap.add_argument("models", nargs="*", default=["kws", "vww", "ic", "ad", "sww", "mobilenet_v2_96"])
+    ap.add_argument("--targets", default="cortex-m55+ethos-u55-128,cortex-m85+ethos-u85-256")
     args = ap.parse_args(argv)
-    print("| model | NPU | ops on the NPU | partitions | NPU cycles (Vela's estimate) | scratch B | "
-          "weights B | on the CPU |\n|---|---|---:|---:|---:|---:|---:|---|")
+    work = Path(tempfile.mkdtemp(prefix="ember-npu-"))
+
+    def cpu_instructions(program, target, name, calibration) -> str:
+        """Instructions per inference of the program's CPU ops on the target's QEMU board."""
+        if not firmware_target(target).qemu_machine:
+            return "no board"
+        x = calibration[0]
+        inputs = [tuple(to_device(torch.as_tensor(v), io) for v, io in zip(x if isinstance(x, (tuple, list)) else [x],
+                                                                             program.inputs))]
+        return f"{bench_pair(program, target, name, 0, inputs, work)['instructions']:,}"
+
+    print("| model | target | ops on the NPU | partitions | NPU cycles (Vela's estimate) | NPU SRAM B (Vela's "
+          "estimate) | CPU instructions (measured) | the M55 alone (measured) | on the CPU |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---|")
     for name in args.models:
         model, example, calibration = entry(name)()
-        ir = _ember.lower_to_ir(to_graph(quantize(model, example, calibration)), "cortex-m55", "cleanup")
-        for accelerator in args.accelerators.split(","):
-            plan = partition(ir, accelerator)
-            results = [compile_tosa(emit(subgraph(ir, ops)), accelerator) for ops in plan.partitions]
-            cpu = ", ".join(sorted({ir["ops"][i]["kind"] for i in plan.cpu})) or "-"
-            print(f"| {name} | {accelerator} | {len(ir['ops']) - len(plan.cpu)} of {len(ir['ops'])} | "
-                  f"{len(plan.partitions)} | {sum(r.estimate['cycles_npu'] for r in results):,} | "
-                  f"{max((r.scratch_size for r in results), default=0):,} | "
-                  f"{sum(len(r.weights) for r in results):,} | {cpu} |")
+        ep = ember.quantize(model, tuple(example), calibration)
+        alone = cpu_instructions(ember.lower(ep, "cortex-m55"), "cortex-m55", name, calibration)
+        for target in args.targets.split(","):
+            program = ember.lower(ep, target)
+            ops = program.inspect()["ops"]
+            parts = program.npu["partitions"]
+            cpu = ", ".join(sorted({op["kernel"] for op in ops if op["kernel"] != "ethos_u"})) or "-"
+            print(f"| {name} | {target} | {sum(p['ops'] for p in parts)} of "
+                  f"{sum(p['ops'] for p in parts) + len(ops) - len(parts)} | {len(parts)} | "
+                  f"{sum(p['cycles_npu'] for p in parts):,} | {max(p['sram_bytes'] for p in parts):,} | "
+                  f"{cpu_instructions(program, target, name, calibration)} | {alone} | {cpu} |", flush=True)
     return 0
 
 

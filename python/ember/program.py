@@ -45,6 +45,9 @@ class Program:
         if self._runtime.status != "ok":
             raise ProgramError(self._runtime.status, f"the runtime rejects {name}: {self._runtime.message}")
         self._info = json.loads(_ember.inspect_json(self.data))
+        # Compiled here for an NPU target (ember.lower): the accelerator and Vela's estimates per
+        # partition (ember.npu.Plan.estimates); None otherwise.
+        self.npu = None
 
     @classmethod
     def load(cls, path: str | Path) -> "Program":
