@@ -167,10 +167,10 @@ Status check_view(uint32_t index, const fbs::Tensor& t, const Tensors& ts, const
   EMBER_CHECK_OR_RETURN(v >= 0 && static_cast<uint32_t>(v) < ts.size(), Status::BadIndex,
                         "tensor %" PRIu32 ": view of tensor %" PRId32, index, v);
   const fbs::Tensor& src = *ts.Get(static_cast<uint32_t>(v));
-  // Both sizes are verified 32-bit and both tensors lie inside their regions: no overflow in 64 bits.
+  // Offset plus bytes fits 32 bits for every tensor (check_tensor ran on all before this).
   EMBER_CHECK_OR_RETURN(t.storage() == fbs::Storage::Arena && src.storage() == fbs::Storage::Arena &&
                             src.view_of() == -1 && src.region() == t.region() && src.offset() <= t.offset() &&
-                            uint64_t{t.offset()} + tensor_bytes(t) <= uint64_t{src.offset()} + tensor_bytes(src),
+                            t.offset() + tensor_bytes(t) <= src.offset() + tensor_bytes(src),
                         Status::BadPlan, "tensor %" PRIu32 " '%s': not a valid view of tensor %" PRId32,
                         index, name_of(names, index), v);
   return Status::Ok;
@@ -367,12 +367,10 @@ EMBER_NOINLINE bool in_place_over(const Tensors& ts, const fbs::Op& op, uint32_t
   if (out != 0 || rule == InPlaceRule::None ||
       (*above && rule != InPlaceRule::ConvRows && rule != InPlaceRule::DepthwiseRows))
     return false;
+  // An NPU partition's scratch over its inputs, starting at or below each (the kernel moves an
+  // input that is not at its place): b dies at this op, so it is one of the op's inputs.
+  if (rule == InPlaceRule::Npu) return true;
   const Ints& ins = *op.inputs();  // each accessor is a vtable lookup: read them once
-  if (rule == InPlaceRule::Npu) {  // the scratch over its inputs, at or below each (the kernel memmoves)
-    for (uint32_t i = 3; i < ins.size(); ++i)
-      if (ins.Get(i) == b) return true;
-    return false;
-  }
   const flatbuffers::Array<int32_t, kMaxRank>& os = *o.dims();
   const uint32_t elem = dtype_bytes(static_cast<DType>(o.dtype()));
   if (rule <= InPlaceRule::Binary) {  // elementwise: inputs 0 .. rule - 1

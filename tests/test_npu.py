@@ -20,7 +20,8 @@ import ember
 from ember import _ember
 from ember.api import to_graph
 from ember.models import ZOO
-from ember.npu import partition, run_reference, subgraph
+from ember.npu import partition, subgraph
+from ember.npu_reference import run_reference
 from ember.tosa import TosaError, emit
 from ember.vela import VelaError, compile_tosa
 
@@ -251,3 +252,22 @@ def test_npu_program_on_the_m55_board_matches_the_host(tmp_path, monkeypatch, ta
     else:
         assert result.status == "pass", result.stdout[-2000:]
         assert "mismatches=0" in result.stdout and "ember-npu:" not in result.stdout
+
+
+@pytest.mark.models
+def test_a_reference_model_crash_fails_the_run_not_the_process(monkeypatch):
+    """The TOSA reference model runs in a worker (ember.npu_reference): a worker that dies
+    mid-run (as the model does on some damaged graphs that pass its flatbuffer check) fails that
+    run with one clear error, and the next run starts a new worker."""
+    import subprocess
+
+    from ember import npu_reference
+
+    _, calibration, program = _mixed()
+    expected = program.run(calibration[0])
+    dying = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(8)"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    monkeypatch.setattr(npu_reference, "_worker", dying)
+    with pytest.raises(ember.ProgramError, match="the TOSA reference model crashed"):
+        program.run(calibration[0])
+    assert torch.equal(program.run(calibration[0]), expected)

@@ -146,7 +146,7 @@ def host_outputs(program: Program, inputs) -> tuple[list, list]:
     (scratch bytes, input and output offsets, input bytes in place, the reference model's output
     bytes), for the firmware's NPU stand-in."""
     from ember import _ember
-    from ember.npu import run_reference
+    from ember.npu_reference import run_reference
 
     calls = []
 

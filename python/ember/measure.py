@@ -18,10 +18,11 @@ from ember.sdk import FirmwareError
 STACK_BUDGET = 2048
 
 # Flash bytes the verifier (flash_breakdown's "verifier") may take on the Cortex-M55 without
-# messages (EMBER_NO_LOG): 4,000 B of code, plus its tables' 3 B per kernels.def row (a packed
-# signature and an in-place rule, runtime/op_signatures.h), which grow with every kernel;
-# tests/test_device_discipline.py fails above it. The measured figure is on docs/results.md.
-VERIFIER_CODE_BUDGET = 4000
+# messages (EMBER_NO_LOG): 4,070 B of code (with the views that are windows and the NPU scratch's
+# in-place rule), plus its tables' 3 B per kernels.def row (a packed signature and an in-place
+# rule, runtime/op_signatures.h), which grow with every kernel; tests/test_device_discipline.py
+# fails above it. The measured figure is on docs/results.md.
+VERIFIER_CODE_BUDGET = 4070
 
 
 def verifier_flash_budget() -> int:

@@ -16,8 +16,6 @@ crosses at least twice, so partitions never depend on each other in a cycle.
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -187,33 +185,6 @@ def tosa_io_shapes(tosa: bytes) -> tuple[list, list]:
     shapes = {block.Tensors(i).Name(): list(block.Tensors(i).ShapeAsNumpy()) for i in range(block.TensorsLength())}
     return ([shapes[block.Inputs(i)] for i in range(block.InputsLength())],
             [shapes[block.Outputs(i)] for i in range(block.OutputsLength())])
-
-
-def run_reference(tosa: bytes, scratch: bytes, input_offsets: list[int], output_offsets: list[int]) -> list[bytes]:
-    """One NPU partition on the TOSA reference model, where no NPU is (the host runtime's
-    ember_npu_invoke calls it): its inputs read from the scratch at their offsets, its outputs
-    returned in order. The NPU's arithmetic here is the reference model's (docs/npu.md)."""
-    try:
-        import tosa_reference_model
-    except ImportError:
-        raise RuntimeError("running an NPU partition on the host needs the tosa-tools package "
-                           "(pip install tosa-tools==2026.8.0; tools/setup.sh installs it)") from None
-    inputs = [np.frombuffer(scratch, np.int8, int(np.prod(shape)), offset).reshape(shape)
-              for shape, offset in zip(tosa_io_shapes(tosa)[0], input_offsets)]
-    # The reference model prints a warning on every run that the graph's TOSA version (1.0, what
-    # Vela takes) is older than its own; it is compatible, and nothing else goes to stdout.
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 1)
-            outputs, status = tosa_reference_model.run(tosa, inputs)
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    if status != tosa_reference_model.GraphStatus.TOSA_VALID:
-        raise RuntimeError(f"the TOSA reference model returned {status}")
-    return [np.ascontiguousarray(o, np.int8).tobytes() for o in outputs]
 
 
 def main(argv=None) -> int:

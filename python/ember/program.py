@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ember import _ember
-from ember.npu import run_reference
+from ember.npu_reference import run_reference
 
 # The host has no NPU: NPU partitions run on the TOSA reference model (docs/npu.md).
 _ember.set_npu_reference(run_reference)

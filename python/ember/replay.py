@@ -170,6 +170,18 @@ def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> l
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
+    # An NPU partition runs nowhere here, as on the replay firmware (NpuUnavailable): the TOSA
+    # reference model is not given a fuzzed file's TOSA graph.
+    _ember.set_npu_reference(None)
+    try:
+        return _write_cases(files, out_dir, limit)
+    finally:
+        from ember.npu_reference import run_reference
+
+        _ember.set_npu_reference(run_reference)
+
+
+def _write_cases(files: list[Path], out_dir: Path, limit: int | None) -> list[dict]:
     cases = []
     for path in files:
         try:

@@ -118,6 +118,7 @@ struct PyGraph {
 // by the runtime with the GIL held (Runtime.run keeps it). A reference, not a static object:
 // no destructor runs at interpreter exit.
 PyObject* g_npu_reference = nullptr;
+std::string g_npu_error;  // why the last reference run failed, for the run's message
 
 extern "C" ember_status ember_npu_invoke(const ember_npu_job* job) {
   if (g_npu_reference == nullptr || job->tosa == nullptr) return EMBER_STATUS_NpuUnavailable;
@@ -135,7 +136,7 @@ extern "C" ember_status ember_npu_invoke(const ember_npu_job* job) {
     }
     return EMBER_STATUS_Ok;
   } catch (const nb::python_error& e) {
-    host::set_runtime_message(std::string("the TOSA reference model failed: ") + e.what());
+    g_npu_error = nb::str(e.value()).c_str();
     return EMBER_STATUS_NpuFailed;
   }
 }
@@ -369,9 +370,12 @@ NB_MODULE(_ember, m) {
       .def("run", [](host::HostRuntime& r, const std::vector<nb::bytes>& inputs) {
         std::vector<std::string> in, out;
         for (const auto& b : inputs) in.emplace_back(static_cast<const char*>(b.data()), b.size());
+        g_npu_error.clear();
         const rt::Status s = r.run(in, &out);
         std::vector<nb::bytes> result;
         for (const auto& o : out) result.emplace_back(o.data(), o.size());
-        return std::make_tuple(status_name(s), result, s == rt::Status::Ok ? std::string() : host::last_runtime_message());
+        std::string message = s == rt::Status::Ok ? std::string() : host::last_runtime_message();
+        if (s == rt::Status::NpuFailed && !g_npu_error.empty()) message += ": " + g_npu_error;
+        return std::make_tuple(status_name(s), result, message);
       });
 }

@@ -78,10 +78,6 @@ extern "C" void ember_platform_log(const char* fmt, va_list args) {
 
 namespace ember::host {
 
-void set_runtime_message(const std::string& message) {
-  std::snprintf(g_last_message, sizeof g_last_message, "%s", message.c_str());
-}
-
 // The message may quote names from the file, whose bytes are untrusted: a byte outside
 // printable ASCII (and the backslash) is shown as \xNN, so Python always gets valid UTF-8 and
 // a terminal never gets control codes.

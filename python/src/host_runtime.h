@@ -22,8 +22,6 @@ namespace ember::host {
 
 /// The runtime's most recent log message on this thread (which check failed, and where).
 std::string last_runtime_message();
-/// Replaces the last message (the host's NPU hook reports a failed reference run this way).
-void set_runtime_message(const std::string& message);
 
 /// The target a program file names ("" when it names none or its structure is unsound).
 std::string program_target(const std::string& file);
