@@ -125,6 +125,11 @@ def test_a_clean_line_passes_and_verdicts_compare_per_tier():
     assert parse("cortex-m55").disagreeing == [(1, 0, 8)]
     assert parse("cortex-m3").ok
     assert parse("cortex-m3", out[:out.index("\n") + 1]).missing == [1]  # no line for case 1
+    # A status whose words say "malformed" is a verdict; the firmware's own "malformed" is none.
+    npu = "ember-replay: case=1 load=17 guard=0 program=0 (malformed NPU command stream)\n"
+    records[1]["verdict"] = {"scalar": 17, "dsp": 17, "mve": 17}
+    assert parse("cortex-m3", out[:out.index("\n") + 1] + npu).ok
+    assert parse("cortex-m3", out[:out.index("\n") + 1] + "ember-replay: case=1 load=0 malformed\n").missing == [1]
 
 
 def test_a_case_says_what_follows_its_program():

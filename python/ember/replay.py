@@ -227,9 +227,10 @@ def parse_output(target: str, out: str, cases: list[dict], result: ReplayResult)
             result.fault = result.fault or line[len("FAULT: "):].strip()
         if not line.startswith("ember-replay: case="):
             continue
-        kv = dict(w.split("=", 1) for w in line.split("(")[0].split()[1:] if "=" in w)
+        fields = line.split("(")[0].split()[1:]  # the status's words in parentheses are prose
+        kv = dict(w.split("=", 1) for w in fields if "=" in w)
         c = int(kv["case"])
-        if "load" not in kv or "malformed" in line or "too-large" in line:
+        if "load" not in kv or "malformed" in fields or "too-large" in fields:
             continue  # counted as missing
         seen.add(c)
         load = int(kv["load"])
