@@ -271,3 +271,15 @@ def test_a_reference_model_crash_fails_the_run_not_the_process(monkeypatch):
     with pytest.raises(ember.ProgramError, match="the TOSA reference model crashed"):
         program.run(calibration[0])
     assert torch.equal(program.run(calibration[0]), expected)
+
+
+@pytest.mark.models
+def test_without_the_reference_the_file_is_smaller_and_host_runs_say_why():
+    """npu_reference=False (ember compile --no-npu-reference) leaves the partitions' TOSA graphs
+    out of the file; the device needs none, and a host run stops at the first partition."""
+    ep, calibration, program = _mixed()
+    lean = ember.lower(ep, "cortex-m55+ethos-u55-128", npu_reference=False)
+    assert len(lean.data) < len(program.data)
+    assert [op["kernel"] for op in lean.inspect()["ops"]] == _kernels(program)
+    with pytest.raises(ember.ProgramError, match="npu_unavailable.*without its NPU partitions' TOSA graphs"):
+        lean.run(calibration[0])

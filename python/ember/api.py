@@ -43,7 +43,7 @@ def _memory_spec(memory) -> str:
 
 def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, float_io: bool = False,
           print_ir_after: tuple[str, ...] = (), memory=None, plan: str = "default",
-          ram_budget: int | None = None) -> Program:
+          ram_budget: int | None = None, npu_reference: bool = True) -> Program:
     """Compiles an exported (usually PT2E-quantized) program for `target` with the C++ compiler.
 
     int8 model inputs and outputs are the default, as on a device; ``float_io=True`` keeps float
@@ -55,6 +55,11 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
     "default" (elementwise ops in place, op order for the smallest peak) or "smallest" (also
     convolutions and pools over their dying input); ``ram_budget`` (total arena bytes) picks
     "smallest" when the default plan is over it, and fails when that is too.
+
+    With an NPU (``target="cortex-m55+ethos-u55-128"``, docs/npu.md) the program keeps each
+    partition's TOSA graph, so that host runs can run it on the TOSA reference model;
+    ``npu_reference=False`` leaves them out (a smaller file for the device, whose host runs then
+    fail with NpuUnavailable).
     """
     graph = to_graph(exported_program, float_io=float_io)
     npu = None
@@ -64,7 +69,7 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
         from ember.vela import VelaError
 
         try:
-            npu = delegate(graph, target)
+            npu = delegate(graph, target, keep_tosa=npu_reference)
         except (TosaError, VelaError) as e:
             raise CompileError(str(e)) from None
     try:
@@ -89,10 +94,11 @@ def lower(exported_program: ExportedProgram, target: str = DEFAULT_TARGET, *, fl
 
 def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGET, *,
             float_io: bool = False, quantized: bool = True, memory=None, plan: str = "default",
-            ram_budget: int | None = None) -> Program:
+            ram_budget: int | None = None, npu_reference: bool = True) -> Program:
     """The whole pipeline in one call: export, quantize to int8 (calibrating on `calibration`,
     an iterable of input tuples), re-export and lower. ``quantized=False`` compiles the float
-    model as it is. ``memory``, ``plan`` and ``ram_budget`` are as for :func:`lower`."""
+    model as it is. ``memory``, ``plan``, ``ram_budget`` and ``npu_reference`` are as for
+    :func:`lower`."""
     model.eval()
     if quantized:
         ep = quantize(model, tuple(example_inputs), calibration)
@@ -101,4 +107,5 @@ def compile(model, example_inputs, calibration=None, target: str = DEFAULT_TARGE
 
         model, example_inputs = float32_model(model, tuple(example_inputs))
         ep = export(model, example_inputs)
-    return lower(ep, target, float_io=float_io, memory=memory, plan=plan, ram_budget=ram_budget)
+    return lower(ep, target, float_io=float_io, memory=memory, plan=plan, ram_budget=ram_budget,
+                 npu_reference=npu_reference)

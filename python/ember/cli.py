@@ -26,7 +26,7 @@ def _compile(args) -> int:
     model, example_inputs, calibration = entry(args.entry)()
     program = ember.compile(model, example_inputs, calibration=calibration, target=args.target,
                             float_io=args.float_io, memory=args.memory, plan=args.plan,
-                            ram_budget=args.ram_budget)
+                            ram_budget=args.ram_budget, npu_reference=not args.no_npu_reference)
     program.save(args.output)
     _summary(program, args.output)
     return 0
@@ -265,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plan", default="default", choices=("simple", "default", "smallest"),
                    help="memory plan: simple, default (in place, op order) or smallest (docs/memory.md)")
     p.add_argument("--ram-budget", type=int, help="total arena bytes; plans smaller when over it, fails if it cannot")
+    p.add_argument("--no-npu-reference", action="store_true", help="with an NPU: leave out the partitions' TOSA "
+                   "graphs (a smaller file; host runs of the partitions then fail)")
     p.set_defaults(func=_compile)
 
     p = sub.add_parser("inspect", help="describe a program file and run the runtime's load checks on it")

@@ -136,11 +136,12 @@ def subgraph(ir: dict, ops: list[int]) -> dict:
 MAX_PARTITION_INPUTS = 13
 
 
-def delegate(graph, target: str) -> Plan | None:
+def delegate(graph, target: str, keep_tosa: bool = True) -> Plan | None:
     """Partitions `graph` (an ember.frontend graph) for the NPU of `target` ("cortex-m55+ethos-u55-128"),
     compiles each partition with Vela, and hands the partitions and the CPU ops' reasons to the
-    compiler (graph.set_npu), whose delegate_npu pass replaces them with ethos_u ops. None when
-    the graph does not lower (the compile that follows reports why)."""
+    compiler (graph.set_npu), whose delegate_npu pass replaces them with ethos_u ops; with
+    `keep_tosa`, each with its TOSA graph for host runs. None when the graph does not lower (the
+    compile that follows reports why)."""
     from ember import _ember
     from ember.tosa import emit
     from ember.vela import compile_tosa
@@ -169,7 +170,7 @@ def delegate(graph, target: str) -> Plan | None:
                                "fast_scratch_bytes": r.fast_scratch_size, "weight_bytes": len(r.weights)})
         parts.append({"ops": ops, "inputs": sub["inputs"], "outputs": sub["outputs"],
                       "input_offsets": [p.offset for p in r.inputs], "output_offsets": [p.offset for p in r.outputs],
-                      "command_stream": r.command_stream, "weights": r.weights, "tosa": tosa,
+                      "command_stream": r.command_stream, "weights": r.weights, "tosa": tosa if keep_tosa else b"",
                       "scratch_bytes": r.scratch_size, "fast_scratch_bytes": r.fast_scratch_size,
                       "note": f"NPU {accelerator}: {len(ops)} ops; Vela's estimate {r.estimate['cycles_npu']:,} NPU "
                               f"cycles, scratch {r.scratch_size:,} B, weights {len(r.weights):,} B"})

@@ -121,7 +121,11 @@ PyObject* g_npu_reference = nullptr;
 std::string g_npu_error;  // why the last reference run failed, for the run's message
 
 extern "C" ember_status ember_npu_invoke(const ember_npu_job* job) {
-  if (g_npu_reference == nullptr || job->tosa == nullptr) return EMBER_STATUS_NpuUnavailable;
+  if (g_npu_reference == nullptr) return EMBER_STATUS_NpuUnavailable;
+  if (job->tosa == nullptr) {
+    g_npu_error = "the program was compiled without its NPU partitions' TOSA graphs (npu_reference=False)";
+    return EMBER_STATUS_NpuUnavailable;
+  }
   uint8_t* scratch = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(job->base_addrs[1]));
   const size_t size = job->base_addr_sizes[1];
   try {
@@ -375,7 +379,7 @@ NB_MODULE(_ember, m) {
         std::vector<nb::bytes> result;
         for (const auto& o : out) result.emplace_back(o.data(), o.size());
         std::string message = s == rt::Status::Ok ? std::string() : host::last_runtime_message();
-        if (s == rt::Status::NpuFailed && !g_npu_error.empty()) message += ": " + g_npu_error;
+        if (!g_npu_error.empty()) message += ": " + g_npu_error;
         return std::make_tuple(status_name(s), result, message);
       });
 }
