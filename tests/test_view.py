@@ -9,6 +9,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 import ember
 from ember.cli import main
 from ember.models import kws
@@ -16,6 +18,7 @@ from ember.models import kws
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.models  # a browser start and a compile: 11 s, over the unit tier's budget
 def test_view_of_kws_renders_in_chromium(tmp_path):
     model, example_inputs, calibration = kws()
     program = ember.compile(model, example_inputs, calibration=calibration[:8], target="cortex-m55")
