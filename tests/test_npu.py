@@ -221,16 +221,16 @@ def test_cpu_ops_between_partitions_read_and_write_the_npu_scratch_in_place():
 
 
 @pytest.mark.device
-@pytest.mark.parametrize("tamper", [False, True])
-def test_npu_program_on_the_m55_board_matches_the_host(tmp_path, monkeypatch, tamper):
-    """The NPU program on QEMU's mps3-an547 (a Cortex-M55, no NPU): the firmware's ember_npu_invoke
+@pytest.mark.parametrize("name, tamper", [("mixed", False), ("mixed", True), ("mobilenet_v2_lrn", False)])
+def test_npu_program_on_the_m55_board_matches_the_host(tmp_path, monkeypatch, name, tamper):
+    """NPU programs on QEMU's mps3-an547 (a Cortex-M55, no NPU): the firmware's ember_npu_invoke
     (targets/firmware/npu_stand_in.c) checks what the runtime passes on the device (the COP1
     command stream, 16-byte aligned base addresses, the scratch's size, the offsets, and each
     input's bytes in place in the scratch, written there by the ops before) against the host's
     calls, then writes the outputs the host computed: the NPU's arithmetic here is the TOSA
-    reference model's. The softmax between the partitions runs on the M55 and the outputs must
-    equal the host's bit for bit. Tampered with (one input byte the host saw changed), the same
-    firmware must fail the call."""
+    reference model's. The ops between the partitions (a softmax; MobileNetV2's local response
+    normalization, in float) run on the M55 and the outputs must equal the host's bit for bit.
+    Tampered with (one input byte the host saw changed), the same firmware must fail the call."""
     from ember import firmware
     from ember.qemu import run_qemu
 
@@ -243,7 +243,12 @@ def test_npu_program_on_the_m55_board_matches_the_host(tmp_path, monkeypatch, ta
             inputs0 = [bytes([inputs0[0][0] ^ 1]) + inputs0[0][1:]] + inputs0[1:]
             return expected, calls[:-1] + [(scratch, ins, outs, inputs0, outputs)]
         monkeypatch.setattr(firmware, "host_outputs", changed)
-    _, _, program = _mixed()
+    if name == "mixed":
+        program = _mixed()[2]
+    else:
+        model, example, calibration = ZOO[name]()
+        program = ember.lower(ember.quantize(model, tuple(example), calibration[:8]), "cortex-m55+ethos-u55-128")
+        assert [op["kernel"] for op in program.inspect()["ops"]].count("ethos_u") == PARTITIONS[name]
     fw = firmware.build_firmware(program, "cortex-m55+ethos-u55-128", tmp_path / "fw.elf", num_inputs=2)
     result = run_qemu(fw.elf, timeout=300)
     if tamper:
