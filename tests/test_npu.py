@@ -114,6 +114,8 @@ def test_missing_packages_are_one_clear_error(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
     with pytest.raises(VelaError, match="pip install ethos-u-vela"):
         compile_tosa(b"", "ethos-u55-128")
+    with pytest.raises(ember.CompileError, match="pip install ethos-u-vela"):  # not a CPU fallback
+        ember.lower(_mixed()[0], "cortex-m55+ethos-u55-128")
     monkeypatch.setitem(sys.modules, "tosa_serializer", None)
     with pytest.raises(TosaError, match="pip install tosa-tools"):
         emit({"tensors": [], "ops": [], "inputs": [], "outputs": []})
@@ -288,3 +290,27 @@ def test_without_the_reference_the_file_is_smaller_and_host_runs_say_why():
     assert [op["kernel"] for op in lean.inspect()["ops"]] == _kernels(program)
     with pytest.raises(ember.ProgramError, match="npu_unavailable.*without its NPU partitions' TOSA graphs"):
         lean.run(calibration[0])
+
+
+@pytest.mark.models
+def test_a_partition_vela_refuses_stays_on_the_cpu(monkeypatch):
+    """The NPU is never all or nothing: a partition Vela refuses (here the first, refused by a
+    stand-in for Vela that raises as Vela's refusal does) runs on the CPU kernels, each of its
+    ops noting why; the other partition stays on the NPU and the program's results are the same."""
+    from ember import vela
+
+    ep, calibration, program = _mixed()
+    real, calls = vela.compile_tosa, []
+
+    def refuse_first(tosa, accelerator):
+        calls.append(accelerator)
+        if len(calls) == 1:
+            raise VelaError(f"Vela ({accelerator}) refused the graph: Validation error")
+        return real(tosa, accelerator)
+    monkeypatch.setattr(vela, "compile_tosa", refuse_first)
+    mixed = ember.lower(ep, "cortex-m55+ethos-u55-128")
+    ops = mixed.inspect()["ops"]
+    assert [op["kernel"] for op in ops] == ["conv2d_s8", "softmax_s8", "ethos_u"]
+    assert ops[0]["kernel_note"].startswith("CPU, not NPU (its partition was refused: Vela (ethos-u55-128) refused")
+    for x in calibration[:3]:
+        assert quanta_apart(mixed, ep, (x,)) <= 2

@@ -143,9 +143,10 @@ def delegate(graph, target: str, keep_tosa: bool = True) -> Plan | None:
     `keep_tosa`, each with its TOSA graph for host runs. None when the graph does not lower (the
     compile that follows reports why)."""
     from ember import _ember
-    from ember.tosa import emit
-    from ember.vela import compile_tosa
+    from ember.tosa import TosaError, emit, serializer
+    from ember.vela import VelaError, compile_tosa, vela_command
 
+    serializer(), vela_command()  # a missing package is an error, never a silent CPU fallback
     accelerator = target.split("+", 1)[1]
     try:
         ir = _ember.lower_to_ir(graph, target, "cleanup")
@@ -153,15 +154,21 @@ def delegate(graph, target: str, keep_tosa: bool = True) -> Plan | None:
         return None
     plan = partition(ir, accelerator)
     parts = []
+    def to_cpu(ops: list[int], why: str) -> None:
+        plan.partitions.remove(ops)
+        plan.cpu.update({i: why for i in ops})
+
     for ops in list(plan.partitions):
         sub = subgraph(ir, ops)
         if len(sub["inputs"]) > MAX_PARTITION_INPUTS:
-            plan.partitions.remove(ops)
-            plan.cpu.update({i: f"a partition of {len(sub['inputs'])} inputs (at most {MAX_PARTITION_INPUTS})"
-                             for i in ops})
+            to_cpu(ops, f"a partition of {len(sub['inputs'])} inputs (at most {MAX_PARTITION_INPUTS})")
             continue
-        tosa = emit(sub)
-        r = compile_tosa(tosa, accelerator)
+        try:
+            tosa = emit(sub)
+            r = compile_tosa(tosa, accelerator)
+        except (TosaError, VelaError) as e:  # the NPU is never all or nothing: its ops stay on the CPU
+            to_cpu(ops, f"its partition was refused: {e}")
+            continue
         for places, tensors in ((r.inputs, sub["inputs"]), (r.outputs, sub["outputs"])):
             sizes = [int(np.prod(ir["tensors"][t]["shape"])) for t in tensors]
             if [int(np.prod(p.shape)) * p.element_size for p in places] != sizes:

@@ -31,7 +31,8 @@ class TosaError(ValueError):
     """An op or operand this emitter has no TOSA form for; the message names it."""
 
 
-def _serializer():
+def serializer():
+    """The tosa_serializer module; TosaError naming the package to install when it is missing."""
     try:
         import tosa_serializer
     except ImportError:
@@ -48,7 +49,7 @@ def emit(ir: dict) -> bytes:
 
 class _Emitter:
     def __init__(self, ir: dict):
-        self.ts = ts = _serializer()
+        self.ts = ts = serializer()
         self.ir = ir
         self.ser = ts.TosaSerializer("", targetMajor=1, targetMinor=0, targetPatch=0, targetDraft=False)
         self.names: dict[int, str] = {}

@@ -52,7 +52,8 @@ class VelaResult:
     estimate: dict = field(default_factory=dict)  # cycles_npu, sram_bytes, flash_bytes, ...
 
 
-def _vela() -> list[str]:
+def vela_command() -> list[str]:
+    """The pinned Vela's command; VelaError naming the package to install when it is missing."""
     exe = shutil.which("vela", path=str(Path(sys.executable).parent)) or shutil.which("vela")
     if exe is None:
         raise VelaError("the Ethos-U path needs Vela (pip install ethos-u-vela==5.2.0; tools/setup.sh "
@@ -66,7 +67,7 @@ def compile_tosa(tosa: bytes, accelerator: str) -> VelaResult:
     with tempfile.TemporaryDirectory(prefix="ember-vela-") as tmp:
         graph = Path(tmp) / "partition.tosa"
         graph.write_bytes(tosa)
-        r = subprocess.run([*_vela(), "--accelerator-config", accelerator, "--output-format", "raw",
+        r = subprocess.run([*vela_command(), "--accelerator-config", accelerator, "--output-format", "raw",
                             "--output-dir", tmp, str(graph)], capture_output=True, text=True)
         npz = Path(tmp) / "partition_vela.npz"
         if r.returncode != 0 or not npz.exists():
