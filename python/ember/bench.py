@@ -80,13 +80,20 @@ def bench_pair(program, target: str, model_name: str, macs: int, inputs, work: P
     }
 
 
-def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md_path=None,
-              work_dir=None, log=print, plans=("default",), memory=None) -> dict:
+def first_sample(program, calibration) -> list[tuple]:
+    """The calibration set's first input tuple, in the device's layout and dtype: what a bench
+    firmware runs."""
     import torch
 
+    from ember.program import to_device
+
+    return [tuple(to_device(torch.as_tensor(x), io) for x, io in zip(calibration[0], program.inputs))]
+
+
+def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md_path=None,
+              work_dir=None, log=print, plans=("default",), memory=None) -> dict:
     import ember
     from ember.models import entry, stats
-    from ember.program import to_device
 
     began = time.perf_counter()
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="ember-bench-"))
@@ -102,9 +109,7 @@ def run_bench(models=DEFAULT_MODELS, targets=DEFAULT_TARGETS, json_path=None, md
                 tag = name if plan == "default" else f"{name}-{plan}"
                 try:
                     program = ember.lower(ep, target, plan=plan, memory=memory)
-                    inputs = [tuple(to_device(torch.as_tensor(x), io)
-                                    for x, io in zip(calibration[0], program.inputs))]
-                    row = bench_pair(program, target, tag, macs, inputs, work)
+                    row = bench_pair(program, target, tag, macs, first_sample(program, calibration), work)
                     row["model"] = name
                     row["ram"]["lower_bound"] = program.inspect()["memory"]["lower_bound_bytes"]
                 except (ember.CompileError, RuntimeError) as e:

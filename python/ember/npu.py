@@ -154,6 +154,7 @@ def delegate(graph, target: str, keep_tosa: bool = True) -> Plan | None:
         return None
     plan = partition(ir, accelerator)
     parts = []
+
     def to_cpu(ops: list[int], why: str) -> None:
         plan.partitions.remove(ops)
         plan.cpu.update({i: why for i in ops})
@@ -202,13 +203,10 @@ def main(argv=None) -> int:
     import tempfile
     from pathlib import Path
 
-    import torch
-
     import ember
-    from ember.bench import bench_pair
+    from ember.bench import bench_pair, first_sample
     from ember.firmware import firmware_target
     from ember.models import entry
-    from ember.program import to_device
 
     ap = argparse.ArgumentParser(prog="python -m ember.npu", description=main.__doc__.splitlines()[0])
     ap.add_argument("models", nargs="*", default=["kws", "vww", "ic", "ad", "sww", "mobilenet_v2_96"])
@@ -220,10 +218,7 @@ def main(argv=None) -> int:
         """Instructions per inference of the program's CPU ops on the target's QEMU board."""
         if not firmware_target(target).qemu_machine:
             return "no board"
-        x = calibration[0]
-        inputs = [tuple(to_device(torch.as_tensor(v), io) for v, io in zip(x if isinstance(x, (tuple, list)) else [x],
-                                                                             program.inputs))]
-        return f"{bench_pair(program, target, name, 0, inputs, work)['instructions']:,}"
+        return f"{bench_pair(program, target, name, 0, first_sample(program, calibration), work)['instructions']:,}"
 
     print("| model | target | ops on the NPU | partitions | NPU cycles (Vela's estimate) | NPU SRAM B (Vela's "
           "estimate) | CPU instructions (measured) | the M55 alone (measured) | on the CPU |\n"
@@ -239,7 +234,7 @@ def main(argv=None) -> int:
             cpu = ", ".join(sorted({op["kernel"] for op in ops if op["kernel"] != "ethos_u"})) or "-"
             print(f"| {name} | {target} | {sum(p['ops'] for p in parts)} of "
                   f"{sum(p['ops'] for p in parts) + len(ops) - len(parts)} | {len(parts)} | "
-                  f"{sum(p['cycles_npu'] for p in parts):,} | {max(p['sram_bytes'] for p in parts):,} | "
+                  f"{sum(p['cycles_npu'] for p in parts):,} | {max((p['sram_bytes'] for p in parts), default=0):,} | "
                   f"{cpu_instructions(program, target, name, calibration)} | {alone} | {cpu} |", flush=True)
     return 0
 
