@@ -36,7 +36,8 @@ CPU_OPS = {"kws": ["softmax"], "vww": ["softmax"], "ic": ["softmax"], "ad": [], 
 PARTITIONS = {"mobilenet_v2_lrn": 3}  # the others: 1
 # The host run of these is compared with PyTorch's to 2 quanta; mobilenet_v3_small's differs from
 # Ember's own CPU run by up to 18 quanta (measured: 10, 18 and 15 on three inputs, the same top
-# class), while each op's TOSA equals Ember's kernels except on rounding ties (tests/test_tosa.py).
+# class), while each op's TOSA equals Ember's kernels except on rounding ties (tests/test_tosa.py;
+# docs/npu.md gives the ties counted on one input).
 WITHIN_2_QUANTA = {"kws", "vww", "ic", "ad", "sww", "mobilenet_v2_96", "shufflenet_v2", "mobilenet_v2_lrn"}
 
 

@@ -85,7 +85,7 @@ def _why_not(ir: dict, op: dict) -> str:
         if kind == "avg_pool2d" and padded and a["count_include_pad"]:
             return "average pool counting padding (TOSA counts only the input)"
     if kind == "add":
-        rights = [31 - a["left_shift"] - a["a_shift"], 31 - a["left_shift"] - a["b_shift"], 31 - a["output_shift"]]
+        rights = [30 - a["left_shift"], 31 - a["a_shift"], 31 - a["b_shift"], 31 - a["output_shift"]]
         if len(op["inputs"]) != 2 or min(rights) < 2 or max(rights) > 62:
             return "an add whose rescaling TOSA cannot express"
     if kind == "mul" and (len(op["inputs"]) != 2 or not 2 <= 31 - a["output_shift"] <= 62):

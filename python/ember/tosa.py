@@ -8,7 +8,8 @@ TOSA serializer of the pinned tosa-tools package (PRO-INT profile):
     conv       CONV2D or DEPTHWISE_CONV2D (int32 accumulator), RESCALE, CLAMP when narrower than int8
                (a SLICE first where TOSA's exact output size needs fewer input rows than PyTorch's)
     linear     RESHAPE to 1x1 pixels, CONV2D, RESCALE, CLAMP, RESHAPE back
-    add        RESCALE of each input to int32, ADD, RESCALE, CLAMP (TFLite's arithmetic, one rounding)
+    add        per input RESCALE to int32 by 2^left_shift and RESCALE (DOUBLE_ROUND: TFLite's two
+               roundings), ADD, RESCALE, CLAMP: Ember's arithmetic
     mul        RESCALE of each input by exactly 1 (less its zero point), MUL, RESCALE, CLAMP
     slice      SLICE (step 1)
     max_pool2d MAX_POOL2D;  avg_pool2d  AVG_POOL2D (not counting padding);  lut  TABLE
@@ -137,13 +138,20 @@ class _Emitter:
 
     def to_int32(self, t: int, zero_point: int, multiplier: int, right: int) -> str:
         """int8 tensor `t` as int32: (q - zero_point) * multiplier >> right, rounded half up."""
+        return self.rescale_int32(self.value(t), self.tensor(t)["shape"], np.int8, zero_point, multiplier, right,
+                                  self.ts.RoundingMode.SINGLE_ROUND)
+
+    def rescale_int32(self, x: str, shape, dtype, zero_point: int, multiplier: int, right: int, rounding) -> str:
+        """x (of numpy `dtype`, int8 or int32) to int32: (x - zero_point) * multiplier >> right,
+        rounded as `rounding` says."""
         ts = self.ts
-        out = self.temp(self.tensor(t)["shape"], ts.DType.INT32)
+        out = self.temp(shape, ts.DType.INT32)
         attr = ts.TosaSerializerAttribute()
-        attr.RescaleAttribute(True, ts.RoundingMode.SINGLE_ROUND, False, False, False)
-        self.op(ts.Op.RESCALE, [self.value(t), self.const(np.array([multiplier], np.int32), ts.DType.INT32),
+        attr.RescaleAttribute(True, rounding, False, False, False)
+        self.op(ts.Op.RESCALE, [x, self.const(np.array([multiplier], np.int32), ts.DType.INT32),
                                 self.const(np.array([right], np.int8), ts.DType.INT8),
-                                self.const(np.array([zero_point], np.int8), ts.DType.INT8),
+                                self.const(np.array([zero_point], dtype), ts.DType.INT8 if dtype is np.int8
+                                           else ts.DType.INT32),
                                 self.const(np.zeros(1, np.int32), ts.DType.INT32)], [out], attr)
         return out
 
@@ -253,18 +261,19 @@ class _Emitter:
             self.clamp(pooled, a, out)
 
     def emit_add(self, op: dict) -> None:
-        """TFLite's add, as Ember runs it: each input (q - zp) * 2^left_shift rescaled to a common
-        int32 scale, summed, rescaled to the output. The input rescale is one rounding here where
-        Ember (as TFLite) rounds twice; they part only where the first rounding lands on a tie of
-        the second."""
+        """TFLite's add, as Ember runs it: each input (q - zp) * 2^left_shift (exact), rescaled to
+        a common int32 scale with TFLite's two roundings (TOSA's DOUBLE_ROUND is that arithmetic,
+        Vela's EXT-DOUBLEROUND), summed, rescaled to the output (one rounding, half up where
+        Ember rounds half to even)."""
         ts, a = self.ts, op["attrs"]
         if op["kind"] != "add" or len(op["inputs"]) != 2:
             raise TosaError(f"{op['kind']} of {len(op['inputs'])} inputs ({op['source']})")
         shape = self.tensor(op["outputs"][0])["shape"]
         terms = []
         for side, t in zip("ab", op["inputs"]):
-            right = 31 - a["left_shift"] - a[f"{side}_shift"]
-            terms.append(self.to_int32(t, a[f"{side}_zp"], a[f"{side}_multiplier"], right))
+            shifted = self.to_int32(t, a[f"{side}_zp"], 1 << 30, 30 - a["left_shift"])
+            terms.append(self.rescale_int32(shifted, self.tensor(t)["shape"], np.int32, 0, a[f"{side}_multiplier"],
+                                            31 - a[f"{side}_shift"], ts.RoundingMode.DOUBLE_ROUND))
         total = self.temp(shape, ts.DType.INT32)
         attr = ts.TosaSerializerAttribute()
         attr.AddAttribute()
