@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import shutil
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from ember.npu_reference import run_reference
 from ember.tosa import TosaError, emit
 from ember.vela import VelaError, compile_tosa
 
+ROOT = Path(__file__).resolve().parents[1]
 ACCELERATORS = ("ethos-u55-128", "ethos-u85-256")
 # The ops each model keeps on the CPU, and why (everything else is on the NPU).
 CPU_OPS = {"kws": ["softmax"], "vww": ["softmax"], "ic": ["softmax"], "ad": [], "sww": ["softmax"],
@@ -315,3 +317,22 @@ def test_a_partition_vela_refuses_stays_on_the_cpu(monkeypatch):
     assert ops[0]["kernel_note"].startswith("CPU, not NPU (its partition was refused: Vela (ethos-u55-128) refused")
     for x in calibration[:3]:
         assert quanta_apart(mixed, ep, (x,)) <= 2
+
+
+@pytest.mark.device
+def test_a_bundle_with_npu_partitions_carries_the_driver_glue(tmp_path):
+    """`ember export-c --bundle` of an NPU program: the library builds with arm-none-eabi-gcc alone,
+    and the bundle carries the Ethos-U driver glue, which cross-compiles against the driver API's
+    declarations (targets/npu/testing/ethosu_driver.h stands in for the driver's header)."""
+    import subprocess
+
+    from ember.bundle import export_bundle
+
+    bundle = export_bundle(_mixed()[2], tmp_path / "bundle")
+    glue = bundle / "ember" / "targets" / "npu" / "ethosu_glue.c"
+    assert glue.is_file() and "ethosu_glue.c" in (bundle / "Makefile").read_text()
+    subprocess.run(["make", "-C", str(bundle), "-j2", "all"], check=True, capture_output=True)
+    testing = ROOT / "targets" / "npu" / "testing"
+    subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard", "-std=c99", "-Wall",
+                    "-Wextra", "-Werror", f"-I{bundle}", f"-I{testing}", "-c", str(glue), "-o",
+                    str(tmp_path / "glue.o")], check=True)

@@ -7,6 +7,8 @@ only the kernels the program uses, that builds with arm-none-eabi-gcc alone (no 
     DIR/Makefile, DIR/CMakeLists.txt         libember_model.a; `example` runs on the QEMU board
     DIR/example/main.c                       a C program over ember/runtime/ember.h
     DIR/ember/targets/boards/                the QEMU board's start-up, output and linker script
+    DIR/ember/targets/npu/ethosu_glue.c      with NPU partitions: ember_npu_invoke over Arm's Ethos-U
+                                             driver, to compile with the driver (docs/npu.md)
 
 Nothing here is written by hand twice: the file set, the compiler flags of every file and the
 link flags are read off the program's own firmware build (ember.firmware.cached_build): ninja's
@@ -133,6 +135,8 @@ def export_bundle(program: Program, directory: str | Path, target: str | None = 
         for name in ("common.ld", "stack.ld", f"{tgt.board_dir}/memory.ld"):  # the linker scripts
             files.add(root / "targets" / "boards" / name)
         files.files["example/main.c"] = root / "examples" / "c_app" / "main.c"
+        if "ethos_u" in program.inspect()["kernels"]:  # the driver's headers are the firmware's
+            files.add(root / "targets" / "npu" / "ethosu_glue.c")
         _replace_bundle(directory)
         for rel, src in sorted(files.files.items()):
             (directory / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -189,6 +193,9 @@ def _write_build_files(directory: Path, program: Program, tgt, groups, link_flag
             "include model.h and ember/runtime/ember.h (C) or ember/runtime/executor.h (C++).",
             f"The example: example/main.c on the {tgt.qemu_machine} board; run it with",
             f"  {qemu}"]
+    if (directory / "ember" / "targets" / "npu" / "ethosu_glue.c").is_file():
+        head += ["The program has NPU partitions: compile ember/targets/npu/ethosu_glue.c with your Ethos-U",
+                 "driver's headers and link the driver (the example has no NPU: its run stops at the first one)."]
     lib = [(flags, srcs) for (flags, is_lib), srcs in groups.items() if is_lib]
     exe = [(flags, srcs) for (flags, is_lib), srcs in groups.items() if not is_lib]
 
