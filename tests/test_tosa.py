@@ -187,6 +187,20 @@ def _lut_then(fn, seed: int):
         yield op, x, _data(ir, lut["inputs"][1])[x.astype(np.int64) + 128], ours, theirs.reshape(ours.shape)
 
 
+def _output_rounding(a: dict, product, ours, theirs):
+    """Checks an elementwise op's outputs from its exact int32 product times the output
+    multiplier: the reference model's rounded half up, Ember's half to even, apart only on ties.
+    Returns where the product ties."""
+    right = 31 - a["output_shift"]
+    floor, rest, half = product >> right, product & ((1 << right) - 1), 1 << (right - 1)
+    tie = rest == half
+    finish = lambda v: np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"])  # noqa: E731
+    assert np.array_equal(theirs, finish(floor + (rest >= half)))
+    assert np.array_equal(ours, finish(floor + ((rest > half) | (tie & (floor % 2 == 1)))))
+    assert not ((theirs != ours) & ~tie).any()
+    return tie
+
+
 def test_add_equals_portable_kernel_except_on_ties():
     """x + sigmoid(x): each input rescaled as TFLite and Ember do it, with two roundings (TOSA's
     DOUBLE_ROUND), so both sides sum the same int32 terms; only the output's rounding may tie."""
@@ -195,14 +209,7 @@ def test_add_equals_portable_kernel_except_on_ties():
         a = add["attrs"]
         terms = [_tflite_rescale((operand.astype(object) - a[f"{side}_zp"]) * (1 << a["left_shift"]),
                                  a[f"{side}_multiplier"], a[f"{side}_shift"]) for side, operand in zip("ab", (x, table))]
-        product = (terms[0] + terms[1]) * a["output_multiplier"]
-        right = 31 - a["output_shift"]
-        floor, rest, half = product >> right, product & ((1 << right) - 1), 1 << (right - 1)
-        tie = rest == half
-        finish = lambda v: np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"])  # noqa: E731
-        assert np.array_equal(theirs, finish(floor + (rest >= half)))
-        assert np.array_equal(ours, finish(floor + ((rest > half) | (tie & (floor % 2 == 1)))))
-        assert not ((theirs != ours) & ~tie).any()
+        tie = _output_rounding(a, (terms[0] + terms[1]) * a["output_multiplier"], ours, theirs)
         ties += int(tie.sum())
         differing += int((theirs != ours).sum())
     print(f"add: {ties} ties, {differing} outputs differ")
@@ -215,13 +222,7 @@ def test_mul_equals_portable_kernel_except_on_ties():
     for mul, x, table, ours, theirs in _lut_then(lambda x, y: x * y, seed=4):
         a = mul["attrs"]
         product = (x.astype(object) - a["a_zp"]) * (table.astype(object) - a["b_zp"]) * a["output_multiplier"]
-        right = 31 - a["output_shift"]
-        floor, rest, half = product >> right, product & ((1 << right) - 1), 1 << (right - 1)
-        tie = rest == half
-        finish = lambda v: np.clip(v.astype(np.int64) + a["output_zp"], a["q_min"], a["q_max"])  # noqa: E731
-        assert np.array_equal(theirs, finish(floor + (rest >= half)))
-        assert np.array_equal(ours, finish(floor + ((rest > half) | (tie & (floor % 2 == 1)))))
-        assert not ((theirs != ours) & ~tie).any()
+        tie = _output_rounding(a, product, ours, theirs)
         ties += int(tie.sum())
         differing += int((theirs != ours).sum())
     print(f"mul: {ties} ties, {differing} outputs differ")
