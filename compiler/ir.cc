@@ -94,6 +94,14 @@ int Graph::add_tensor_like(int like, const std::string& suffix, std::vector<int6
   return add_tensor(std::move(t));
 }
 
+int Graph::add_bytes(const std::string& name, int64_t bytes) {
+  Tensor t;
+  t.name = name;
+  t.shape = {bytes};
+  t.dtype = DType::Int8;
+  return add_tensor(std::move(t));
+}
+
 std::vector<int> Graph::users(int t) const {
   std::vector<int> result;
   for (size_t i = 0; i < ops.size(); ++i) {

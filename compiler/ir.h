@@ -136,6 +136,8 @@ struct Graph {
   /// given), named after it.
   int add_tensor_like(int like, const std::string& suffix);
   int add_tensor_like(int like, const std::string& suffix, std::vector<int64_t> shape);
+  /// Raw bytes: an int8 tensor [bytes] named `name` (a kernel's scratch, an NPU's command stream).
+  int add_bytes(const std::string& name, int64_t bytes);
   /// Ops reading tensor `t`, by index into `ops`.
   std::vector<int> users(int t) const;
   /// The op writing tensor `t`, or -1 for inputs and constants.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ember/compiler/passes/pass_util.h"
 #include "ember/compiler/passes/passes.h"
 #include "ember/kernels/portable/ethos_u.h"
 
@@ -29,21 +30,7 @@ int32_t npu_code(const std::string& accelerator) {
 }
 
 int bytes_constant(Graph& g, const std::string& name, const std::vector<uint8_t>& bytes) {
-  Tensor t;
-  t.name = name;
-  t.shape = {static_cast<int64_t>(bytes.size())};
-  t.dtype = DType::Int8;
-  t.is_constant = true;
-  t.data = bytes;
-  return g.add_tensor(std::move(t));
-}
-
-int scratch(Graph& g, const std::string& name, int64_t bytes) {
-  Tensor t;
-  t.name = name;
-  t.shape = {bytes};
-  t.dtype = DType::Int8;
-  return g.add_tensor(std::move(t));
+  return add_constant_i8(g, name, {static_cast<int64_t>(bytes.size())}, std::vector<int8_t>(bytes.begin(), bytes.end()));
 }
 
 // What is wrong with partition p against the graph, or "".
@@ -117,9 +104,9 @@ Status delegate_npu(Graph& g, const Target& target, Diagnostics& diag) {
     op.inputs = {bytes_constant(g, name + "_command_stream", p.command_stream), bytes_constant(g, name + "_weights", p.weights),
                  p.tosa.empty() ? -1 : bytes_constant(g, name + "_tosa", p.tosa)};
     op.inputs.insert(op.inputs.end(), p.inputs.begin(), p.inputs.end());
-    const int s = scratch(g, name + "_scratch", p.scratch_bytes);
+    const int s = g.add_bytes(name + "_scratch", p.scratch_bytes);
     op.outputs = {s};
-    if (p.fast_scratch_bytes > 0) op.outputs.push_back(scratch(g, name + "_fast_scratch", p.fast_scratch_bytes));
+    if (p.fast_scratch_bytes > 0) op.outputs.push_back(g.add_bytes(name + "_fast_scratch", p.fast_scratch_bytes));
     for (size_t i = 0; i < p.outputs.size(); ++i) {
       op.outputs.push_back(p.outputs[i]);
       g.windows[p.outputs[i]] = {s, static_cast<uint64_t>(p.output_offsets[i])};

@@ -42,11 +42,7 @@ constexpr int64_t kTablesFrom = 1024;
 
 // Appends op's output 1, an int8 buffer of `bytes` only its kernel reads and writes.
 void add_scratch(Graph& g, Op& op, size_t bytes) {
-  Tensor t;
-  t.name = g.tensors[op.outputs[0]].name + "_scratch";
-  t.shape = {static_cast<int64_t>(bytes)};
-  t.dtype = DType::Int8;
-  op.outputs.push_back(g.add_tensor(std::move(t)));
+  op.outputs.push_back(g.add_bytes(g.tensors[op.outputs[0]].name + "_scratch", static_cast<int64_t>(bytes)));
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ struct PyGraph {
 };
 
 // The host has no NPU: an NPU partition runs on the TOSA reference model, through the Python
-// function ember.npu_host.run (set_npu_reference; None: no NPU, the runtime's default). Called
+// function ember.npu_reference.run_reference (set_npu_reference; None: no NPU, as the runtime's
+// default). Called
 // by the runtime with the GIL held (Runtime.run keeps it). A reference, not a static object:
 // no destructor runs at interpreter exit.
 PyObject* g_npu_reference = nullptr;
