@@ -22,7 +22,7 @@ from ember import _ember
 from ember.api import to_graph
 from ember.models import ZOO
 from ember.npu import partition, subgraph
-from ember.npu_reference import run_reference
+from ember.npu_reference import reference
 from ember.tosa import TosaError, emit
 from ember.vela import VelaError, compile_tosa
 
@@ -217,12 +217,8 @@ def test_cpu_ops_between_partitions_read_and_write_the_npu_scratch_in_place():
     assert {scratch1["region"], scratch2["region"], softmax_out["region"]} == {"SRAM"}
     for x in calibration[:3]:
         assert quanta_apart(program, ep, (x,)) <= 2
-    _ember.set_npu_reference(None)
-    try:
-        with pytest.raises(ember.ProgramError, match="npu_unavailable|no NPU"):
-            program.run(calibration[0])
-    finally:
-        _ember.set_npu_reference(run_reference)
+    with reference(None), pytest.raises(ember.ProgramError, match="npu_unavailable|no NPU"):
+        program.run(calibration[0])
 
 
 @pytest.mark.device

@@ -145,8 +145,7 @@ def host_outputs(program: Program, inputs) -> tuple[list, list]:
     """The host runtime's outputs for each input tuple, and the NPU calls it made on the way
     (scratch bytes, input and output offsets, input bytes in place, the reference model's output
     bytes), for the firmware's NPU stand-in."""
-    from ember import _ember
-    from ember.npu_reference import run_reference
+    from ember.npu_reference import reference, run_reference
 
     calls = []
 
@@ -156,11 +155,8 @@ def host_outputs(program: Program, inputs) -> tuple[list, list]:
         calls.append((len(scratch), list(in_offsets), list(out_offsets), ins, outs))
         return outs
 
-    _ember.set_npu_reference(recorded)
-    try:
+    with reference(recorded):
         return [program.run_raw(*case) for case in inputs], calls
-    finally:
-        _ember.set_npu_reference(run_reference)
 
 
 def _input_sizes(tosa: bytes) -> list[int]:

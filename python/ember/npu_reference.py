@@ -11,6 +11,7 @@ starts a new worker.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -46,6 +47,19 @@ def run_reference(tosa: bytes, scratch: bytes, input_offsets: list[int], output_
     if isinstance(reply, str):
         raise RuntimeError(reply)
     return reply
+
+
+@contextlib.contextmanager
+def reference(fn):
+    """Host runs inside the block run NPU partitions with `fn` (run_reference's signature; None:
+    not at all, NpuUnavailable), then with run_reference again."""
+    from ember import _ember
+
+    _ember.set_npu_reference(fn)
+    try:
+        yield
+    finally:
+        _ember.set_npu_reference(run_reference)
 
 
 # Replies are plain bytes, not pickles: the worker has read an untrusted graph. "E", a message's

@@ -172,13 +172,10 @@ def write_cases(files: list[Path], out_dir: Path, limit: int | None = None) -> l
     out_dir.mkdir(parents=True)
     # An NPU partition runs nowhere here, as on the replay firmware (NpuUnavailable): the TOSA
     # reference model is not given a fuzzed file's TOSA graph.
-    _ember.set_npu_reference(None)
-    try:
-        return _write_cases(files, out_dir, limit)
-    finally:
-        from ember.npu_reference import run_reference
+    from ember.npu_reference import reference
 
-        _ember.set_npu_reference(run_reference)
+    with reference(None):
+        return _write_cases(files, out_dir, limit)
 
 
 def _write_cases(files: list[Path], out_dir: Path, limit: int | None) -> list[dict]:
